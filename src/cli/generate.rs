@@ -1,0 +1,226 @@
+//! Shell completions and man pages, generated from the clap definition.
+//!
+//! The generated files are committed under `completions/` and `man/`. The integration
+//! test `generated_files_are_fresh` renders them in memory and fails when they are stale;
+//! refresh them with:
+//!
+//! ```sh
+//! VEILKIT_REGENERATE=1 cargo test --test cli generated_files_are_fresh
+//! ```
+
+use clap::CommandFactory;
+use clap_complete::Shell;
+use roff::{Roff, bold, italic, roman};
+
+/// The command that rewrites the generated files.
+pub const REFRESH_COMMAND: &str =
+    "VEILKIT_REGENERATE=1 cargo test --test cli generated_files_are_fresh";
+
+/// Documentation that clap does not hold: a command's EXIT STATUS, ENVIRONMENT and
+/// EXAMPLES sections. Each subcommand module defines one; `--help` shows the examples too.
+#[derive(Debug, Clone, Copy)]
+pub struct ManExtra {
+    /// Exit statuses and their meaning for this command.
+    pub exit_status: &'static [(&'static str, &'static str)],
+    /// Whether the command reads a key (adds the key variables to ENVIRONMENT).
+    pub uses_keys: bool,
+    /// Further environment variables.
+    pub environment: &'static [(&'static str, &'static str)],
+    /// Examples: a description and a command line.
+    pub examples: &'static [(&'static str, &'static str)],
+}
+
+/// Exit statuses of a command that does not look things up.
+pub const EXIT_PLAIN: &[(&str, &str)] = &[
+    ("0", "Success."),
+    (
+        "2",
+        "An error, including a usage error; the message on stderr says what and where.",
+    ),
+    (
+        "130",
+        "Interrupted by SIGINT (128 + N for signal N); no partial output file is left.",
+    ),
+];
+
+/// Exit statuses of a lookup-like command.
+pub const EXIT_LOOKUP: &[(&str, &str)] = &[
+    ("0", "At least one item was found."),
+    ("1", "The run completed cleanly but nothing was found."),
+    (
+        "2",
+        "An error, including a usage error; the message on stderr says what and where.",
+    ),
+    ("130", "Interrupted by SIGINT (128 + N for signal N)."),
+];
+
+const ENV_KEYS: &[(&str, &str)] = &[
+    (
+        "VEILKIT_KEY_FILE",
+        "Path of the key file to use when --key-file is not given.",
+    ),
+    (
+        "VEILKIT_KEY",
+        "The key file's text itself, used when neither --key-file nor VEILKIT_KEY_FILE is \
+         given (for containers; the environment of a process can be read by its owner and root).",
+    ),
+];
+
+const ENV_COMMON: &[(&str, &str)] = &[(
+    "NO_COLOR",
+    "When set to a non-empty value, no colour is used in help or messages.",
+)];
+
+const TOP: ManExtra = ManExtra {
+    exit_status: EXIT_LOOKUP,
+    uses_keys: true,
+    environment: &[],
+    examples: &[
+        ("Make a key file", "veilkit keygen -o veilkit.key"),
+        (
+            "Rotate: add a new current key",
+            "veilkit keygen --add veilkit.key",
+        ),
+    ],
+};
+
+/// The extra man page sections of the command at `path` (e.g. `["keygen"]`).
+fn extra_for(path: &[&str]) -> ManExtra {
+    match path {
+        ["keygen"] => super::keygen::MAN,
+        ["keys"] => super::keys::MAN,
+        _ => TOP,
+    }
+}
+
+/// Formats a command's examples for the end of its `--help`.
+pub fn examples_help(extra: &ManExtra) -> String {
+    let mut s = String::from("Examples:\n");
+    for (what, cmd) in extra.examples {
+        s.push_str(&format!("  # {what}\n  {cmd}\n"));
+    }
+    s.pop();
+    s
+}
+
+/// The shells completions are generated for, with their file names.
+pub const SHELLS: &[(Shell, &str)] = &[
+    (Shell::Bash, "veilkit.bash"),
+    (Shell::Zsh, "_veilkit"),
+    (Shell::Fish, "veilkit.fish"),
+    (Shell::Elvish, "veilkit.elv"),
+    (Shell::PowerShell, "_veilkit.ps1"),
+];
+
+/// Completion scripts: (file name under `completions/`, contents).
+pub fn completions() -> Vec<(String, Vec<u8>)> {
+    SHELLS
+        .iter()
+        .map(|(shell, file)| {
+            let mut cmd = super::Cli::command();
+            let mut buf = Vec::new();
+            clap_complete::generate(*shell, &mut cmd, "veilkit", &mut buf);
+            (file.to_string(), buf)
+        })
+        .collect()
+}
+
+/// Man pages: (file name under `man/`, contents), one per command and subcommand.
+pub fn man_pages() -> Vec<(String, Vec<u8>)> {
+    let mut cmd = super::Cli::command();
+    cmd.build();
+    let mut pages = Vec::new();
+    collect_pages(&cmd, &mut Vec::new(), &mut pages);
+    pages
+}
+
+fn collect_pages<'a>(
+    cmd: &'a clap::Command,
+    path: &mut Vec<&'a str>,
+    out: &mut Vec<(String, Vec<u8>)>,
+) {
+    out.push(render_page(cmd, path));
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        path.push(sub.get_name());
+        collect_pages(sub, path, out);
+        path.pop();
+    }
+}
+
+fn render_page(cmd: &clap::Command, path: &[&str]) -> (String, Vec<u8>) {
+    let name = std::iter::once("veilkit")
+        .chain(path.iter().copied())
+        .collect::<Vec<_>>()
+        .join("-");
+    let version = env!("CARGO_PKG_VERSION");
+    // The `--help` examples are rendered below as EXAMPLES; keep them out of DESCRIPTION.
+    let page_cmd = cmd
+        .clone()
+        .after_help(None::<&str>)
+        .after_long_help(None::<&str>);
+    let man = clap_mangen::Man::new(page_cmd.clone())
+        .title(name.to_uppercase())
+        .section("1")
+        .date("")
+        .source(format!("veilkit {version}"))
+        .manual("veilkit manual");
+    let mut buf = Vec::new();
+    type Section = fn(&clap_mangen::Man, &mut dyn std::io::Write) -> std::io::Result<()>;
+    let sections: [Section; 4] = [
+        clap_mangen::Man::render_title,
+        clap_mangen::Man::render_name_section,
+        clap_mangen::Man::render_synopsis_section,
+        clap_mangen::Man::render_description_section,
+    ];
+    for render in sections {
+        render(&man, &mut buf).expect("writing to memory");
+    }
+    if page_cmd.get_arguments().any(|a| !a.is_hide_set()) {
+        man.render_options_section(&mut buf)
+            .expect("writing to memory");
+    }
+    if page_cmd.has_subcommands() {
+        man.render_subcommands_section(&mut buf)
+            .expect("writing to memory");
+    }
+
+    let extra = extra_for(path);
+    let mut roff = Roff::new();
+    roff.control("SH", ["EXIT STATUS"]);
+    for (code, meaning) in extra.exit_status {
+        roff.control("TP", [])
+            .text([bold(*code)])
+            .text([roman(*meaning)]);
+    }
+    roff.control("SH", ["ENVIRONMENT"]);
+    let env_keys: &[(&str, &str)] = if extra.uses_keys { ENV_KEYS } else { &[] };
+    for (var, meaning) in env_keys.iter().chain(extra.environment).chain(ENV_COMMON) {
+        roff.control("TP", [])
+            .text([bold(*var)])
+            .text([roman(*meaning)]);
+    }
+    if !extra.examples.is_empty() {
+        roff.control("SH", ["EXAMPLES"]);
+        for (what, line) in extra.examples {
+            roff.control("TP", [])
+                .text([roman(*what)])
+                .control("EX", [])
+                .text([roman(*line)])
+                .control("EE", []);
+        }
+    }
+    roff.control("SH", ["SEE ALSO"]);
+    let see_also: Vec<String> = if path.is_empty() {
+        cmd.get_subcommands()
+            .filter(|s| !s.is_hide_set())
+            .map(|s| format!("veilkit-{}(1)", s.get_name()))
+            .collect()
+    } else {
+        vec!["veilkit(1)".to_string()]
+    };
+    roff.text([italic(see_also.join(", "))]);
+    roff.control("SH", ["VERSION"]);
+    roff.text([roman(format!("v{version}"))]);
+    roff.to_writer(&mut buf).expect("writing to memory");
+    (format!("{name}.1"), buf)
+}

@@ -1,0 +1,112 @@
+//! The command-line layer: argument definitions (clap derive), one module per
+//! subcommand, and the conventions every subcommand follows (exit statuses, error
+//! format, streams, progress, signals).
+//!
+//! Each subcommand module converts its arguments into calls into the library and maps
+//! errors to exit statuses; no domain logic lives here.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
+
+pub mod generate;
+pub mod keygen;
+pub mod keys;
+pub mod keysource;
+pub mod output;
+pub mod report;
+pub mod signals;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Exit statuses, documented in every man page's EXIT STATUS section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Success; for lookup-like commands, at least one thing was found.
+    Success = 0,
+    /// Ran cleanly but found nothing (lookup-like commands only).
+    NotFound = 1,
+    /// An error, usage errors included.
+    Error = 2,
+    /// Interrupted by a signal (SIGINT; 128 + the signal number in general).
+    Interrupted = 130,
+}
+
+impl From<Status> for ExitCode {
+    fn from(s: Status) -> ExitCode {
+        ExitCode::from(s as u8)
+    }
+}
+
+/// Options shared by every subcommand.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Global {
+    /// `--quiet`: no progress bars, no informational messages.
+    pub quiet: bool,
+}
+
+const ABOUT: &str = "Hardware-speed cryptography for everyday data plumbing";
+
+const LONG_ABOUT: &str = "\
+Hardware-speed cryptography for everyday data plumbing.
+
+veilkit is one binary for shell scripts, pipelines and terminals: it generates and rotates \
+keys, and its other subcommands use them to turn database ids into opaque ids and back, \
+make unique nonces, seal record files, and check passwords against breach data.";
+
+const AFTER_LONG_HELP: &str = "\
+Exit status:
+  0    success (lookups: at least one item was found)
+  1    ran cleanly but found nothing (lookups only)
+  2    error, including usage errors
+  130  interrupted (SIGINT; 128 + N for signal N)
+
+Keys are never taken as command-line values: use --key-file PATH, or set VEILKIT_KEY_FILE \
+(a path) or VEILKIT_KEY (the key text). `-` means standard input or output wherever a \
+file is expected. See the veilkit-<subcommand>(1) man pages for details.";
+
+/// veilkit: hardware-speed cryptography for everyday data plumbing.
+#[derive(Debug, Parser)]
+#[command(
+    name = "veilkit",
+    version,
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_long_help = AFTER_LONG_HELP,
+    propagate_version = true,
+    disable_help_subcommand = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// Silence progress bars and informational messages (errors and warnings still show).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    #[command(about = keygen::ABOUT, long_about = keygen::LONG_ABOUT)]
+    Keygen(keygen::Args),
+    #[command(about = keys::ABOUT, long_about = keys::LONG_ABOUT)]
+    Keys(keys::Args),
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    signals::install();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return report::clap_error(e).into(),
+    };
+    let global = Global { quiet: cli.quiet };
+    let result = match cli.command {
+        Command::Keygen(args) => keygen::run(&args, global),
+        Command::Keys(args) => keys::run(&args, global),
+    };
+    match result {
+        Ok(status) => status.into(),
+        Err(err) => report::error(&err).into(),
+    }
+}

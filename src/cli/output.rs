@@ -1,0 +1,209 @@
+//! Where output goes: stdout (locked, buffered, line-buffered on a terminal), atomic
+//! output files, binary output that must not be cut off, and progress bars on a
+//! terminal's stderr.
+
+use crate::progress::Progress;
+use crate::streams::{AtomicFile, AtomicOptions};
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, LineWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Capacity of the buffers on stdin and stdout when they are not terminals.
+pub const STREAM_BUFFER: usize = 1 << 16;
+
+/// Locked, buffered standard output for line-oriented text: line-buffered on a terminal
+/// (so an interactive user sees each answer at once), block-buffered otherwise.
+pub fn stdout_text() -> Box<dyn Write> {
+    let out = io::stdout();
+    if out.is_terminal() {
+        Box::new(LineWriter::new(out.lock()))
+    } else {
+        Box::new(BufWriter::with_capacity(STREAM_BUFFER, out.lock()))
+    }
+}
+
+/// The message of the error a binary or ciphertext writer returns when its reader goes
+/// away: unlike text, cut-off binary output is lost data, so it is an error.
+pub const CUT_OFF: &str = "output was cut off (broken pipe): what was written is incomplete";
+
+/// A writer for binary or ciphertext output: a broken pipe becomes an error that is not
+/// [`io::ErrorKind::BrokenPipe`], so the run ends with status 2 instead of quietly.
+pub struct BinaryOut<W>(pub W);
+
+fn cut_off(e: io::Error) -> io::Error {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        io::Error::other(CUT_OFF)
+    } else {
+        e
+    }
+}
+
+impl<W: Write> Write for BinaryOut<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf).map_err(cut_off)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.0.write_all(buf).map_err(cut_off)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush().map_err(cut_off)
+    }
+}
+
+/// Locked, buffered standard output for binary data. Refuses a terminal.
+pub fn stdout_binary() -> anyhow::Result<BinaryOut<BufWriter<io::StdoutLock<'static>>>> {
+    let out = io::stdout();
+    if out.is_terminal() {
+        return Err(super::report::hinted(
+            "stdout: refusing to write binary data to a terminal",
+            "redirect the output to a file or a pipe, or use -o FILE",
+        ));
+    }
+    Ok(BinaryOut(BufWriter::with_capacity(
+        STREAM_BUFFER,
+        out.lock(),
+    )))
+}
+
+/// Opens an input: `-` is standard input (locked and buffered), anything else a file.
+pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
+    if is_stdio(path) {
+        Ok(Box::new(BufReader::with_capacity(
+            STREAM_BUFFER,
+            io::stdin().lock(),
+        )))
+    } else {
+        let f = File::open(path).with_context(|| display_path(path))?;
+        Ok(Box::new(BufReader::with_capacity(STREAM_BUFFER, f)))
+    }
+}
+
+/// Reads a whole input (`-` for stdin).
+pub fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    open_input(path)?
+        .read_to_end(&mut buf)
+        .with_context(|| display_path(path))?;
+    Ok(buf)
+}
+
+/// True for the path `-`.
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How a path is named in messages: `stdin` for `-`.
+pub fn display_path(path: &Path) -> String {
+    if is_stdio(path) {
+        "stdin".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Options for a new output file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NewFile {
+    /// `--force`: replace an existing file.
+    pub force: bool,
+    /// Create it readable by the owner only (0600): for keys and anything secret.
+    pub secret: bool,
+}
+
+/// Starts an atomic output file, refusing to overwrite without `--force` and refusing
+/// any of the `inputs`.
+pub fn create_output(path: &Path, inputs: &[&Path], opts: NewFile) -> anyhow::Result<AtomicFile> {
+    for input in inputs {
+        if !is_stdio(input) {
+            crate::streams::ensure_distinct(input, path).with_context(|| display_path(path))?;
+        }
+    }
+    let options = AtomicOptions {
+        overwrite: opts.force,
+        mode: if opts.secret { 0o600 } else { 0o644 },
+    };
+    AtomicFile::create(path, options).with_context(|| display_path(path))
+}
+
+/// An output destination chosen by `-o`: stdout (for `-` or no `-o`) or an atomic file.
+pub enum Destination {
+    /// Standard output.
+    Stdout,
+    /// A new file, committed at the end.
+    File(AtomicFile),
+}
+
+impl Destination {
+    /// Chooses stdout for `None` or `-`, else starts an atomic file.
+    pub fn open(path: Option<&PathBuf>, inputs: &[&Path], opts: NewFile) -> anyhow::Result<Self> {
+        match path {
+            None => Ok(Destination::Stdout),
+            Some(p) if is_stdio(p) => Ok(Destination::Stdout),
+            Some(p) => Ok(Destination::File(create_output(p, inputs, opts)?)),
+        }
+    }
+}
+
+/// A progress bar on stderr when it is a terminal and `--quiet` is off; otherwise
+/// hidden. Implements the library's [`Progress`] callback.
+pub struct Bar(ProgressBar);
+
+impl Bar {
+    /// A bar counting bytes (with throughput and ETA).
+    pub fn bytes(global: super::Global, what: &str) -> Bar {
+        Bar::new(
+            global,
+            what,
+            "{msg} [{bar:32}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+        )
+    }
+
+    /// A bar counting items.
+    pub fn items(global: super::Global, what: &str) -> Bar {
+        Bar::new(
+            global,
+            what,
+            "{msg} [{bar:32}] {human_pos}/{human_len} {per_sec} eta {eta}",
+        )
+    }
+
+    fn new(global: super::Global, what: &str, template: &str) -> Bar {
+        let visible = !global.quiet && io::stderr().is_terminal();
+        let pb = if visible {
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(10))
+        } else {
+            ProgressBar::hidden()
+        };
+        // The template uses no colour, so NO_COLOR needs nothing more here.
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            pb.set_style(style.progress_chars("=> "));
+        }
+        pb.set_message(what.to_string());
+        Bar(pb)
+    }
+
+    /// Removes the bar from the terminal.
+    pub fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+impl Progress for Bar {
+    fn set_total(&self, total: u64) {
+        self.0.set_length(total);
+    }
+    fn advance(&self, delta: u64) {
+        self.0.inc(delta);
+    }
+    fn phase(&self, what: &str) {
+        self.0.set_message(what.to_string());
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}

@@ -1,0 +1,162 @@
+//! How errors and warnings reach the user: `veilkit: <where>: <what>` on stderr, with a
+//! hint line where one helps, control characters escaped, and a broken pipe on text
+//! output treated as a normal end.
+
+use super::Status;
+use std::error::Error as StdError;
+use std::fmt;
+use std::io::{self, Write};
+
+/// An error that carries a hint for the user, shown on its own line after the message.
+#[derive(Debug)]
+pub struct Hinted {
+    inner: anyhow::Error,
+    hint: String,
+}
+
+impl fmt::Display for Hinted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#}", self.inner)
+    }
+}
+
+impl StdError for Hinted {}
+
+/// Attaches a hint to an error result.
+pub trait HintExt<T> {
+    /// Adds `hint` to the error, if any.
+    fn hint(self, hint: impl Into<String>) -> anyhow::Result<T>;
+}
+
+impl<T, E: Into<anyhow::Error>> HintExt<T> for Result<T, E> {
+    fn hint(self, hint: impl Into<String>) -> anyhow::Result<T> {
+        self.map_err(|e| {
+            anyhow::Error::new(Hinted {
+                inner: e.into(),
+                hint: hint.into(),
+            })
+        })
+    }
+}
+
+/// Creates an error with a message and a hint.
+pub fn hinted(message: impl fmt::Display, hint: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Hinted {
+        inner: anyhow::anyhow!("{message}"),
+        hint: hint.into(),
+    })
+}
+
+/// True when the error chain holds a broken pipe: the reader of our text output went
+/// away, which for line-oriented text is a normal way to end (`veilkit ... | head`).
+/// Binary and ciphertext writers turn broken pipes into a different error first (see
+/// [`super::output::BinaryOut`]), because cut-off binary output is lost data.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Prints an error in the standard format and returns the status to exit with.
+pub fn error(err: &anyhow::Error) -> Status {
+    if is_broken_pipe(err) {
+        return Status::Success;
+    }
+    if err
+        .chain()
+        .any(|e| e.downcast_ref::<Interrupted>().is_some())
+    {
+        return Status::Interrupted;
+    }
+    let mut text = format!("veilkit: {err:#}");
+    let hint = err
+        .chain()
+        .find_map(|e| e.downcast_ref::<Hinted>())
+        .map(|h| h.hint.clone());
+    if let Some(hint) = hint {
+        text.push_str("\n  hint: ");
+        text.push_str(&hint);
+    }
+    emit(&text);
+    Status::Error
+}
+
+/// The error for an operation stopped by a signal (exit status 130, no message).
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted")]
+pub struct Interrupted;
+
+/// Prints a warning: `veilkit: warning: <what>`.
+pub fn warn(message: impl fmt::Display) {
+    emit(&format!("veilkit: warning: {message}"));
+}
+
+/// Prints an informational line unless `--quiet`.
+pub fn info(global: super::Global, message: impl fmt::Display) {
+    if !global.quiet {
+        emit(&format!("veilkit: {message}"));
+    }
+}
+
+/// Reports a clap parse failure: help and version go to stdout with status 0; usage
+/// errors become `veilkit: usage: ...` with status 2.
+pub fn clap_error(e: clap::Error) -> Status {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            Status::Success
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            Status::Error
+        }
+        _ => {
+            let rendered = e.render().to_string();
+            let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
+            emit(&format!("veilkit: usage: {}", body.trim_end()));
+            Status::Error
+        }
+    }
+}
+
+fn emit(text: &str) {
+    let clean = sanitize(text);
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "{clean}");
+    let _ = err.flush();
+}
+
+/// Escapes control characters (other than newline and tab) so that a hostile file name
+/// or input cannot drive the terminal.
+pub fn sanitize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(sanitize("a\u{1b}[31mb\r"), "a\\u{1b}[31mb\\r");
+        assert_eq!(sanitize("line\n\ttab"), "line\n\ttab");
+    }
+
+    #[test]
+    fn broken_pipe_is_found_through_context() {
+        let e = anyhow::Error::new(io::Error::from(io::ErrorKind::BrokenPipe)).context("stdout");
+        assert!(is_broken_pipe(&e));
+        let e = anyhow::anyhow!("other");
+        assert!(!is_broken_pipe(&e));
+    }
+}

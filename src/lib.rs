@@ -1,0 +1,12 @@
+//! veilkit: hardware-speed cryptography for everyday data plumbing.
+//!
+//! The library has one module per domain. Domain modules take readers, writers and a
+//! [`progress::Progress`] callback and return typed errors; they never print, exit, or
+//! touch the terminal. The command-line layer lives in [`cli`].
+#![deny(unsafe_code)]
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
+
+pub mod cli;
+pub mod keys;
+pub mod progress;
+pub mod streams;

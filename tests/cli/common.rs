@@ -1,0 +1,59 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The binary under test, with the environment cleared of anything that would change
+/// its behaviour.
+pub fn veilkit() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(bin());
+    for var in [
+        "VEILKIT_KEY",
+        "VEILKIT_KEY_FILE",
+        "VEILKIT_MACHINE_ID",
+        "NO_COLOR",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+/// The path of the binary under test.
+pub fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin!("veilkit").to_path_buf()
+}
+
+/// A std command for the binary (for tests that need pipes or signals).
+pub fn std_veilkit() -> std::process::Command {
+    let mut cmd = std::process::Command::new(bin());
+    for var in [
+        "VEILKIT_KEY",
+        "VEILKIT_KEY_FILE",
+        "VEILKIT_MACHINE_ID",
+        "NO_COLOR",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+/// Makes a key file in `dir` and returns its path.
+pub fn keyfile(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    veilkit()
+        .args(["keygen", "-o"])
+        .arg(&path)
+        .assert()
+        .success();
+    path
+}
+
+/// Stderr of an output as text.
+pub fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Stdout of an output as text.
+pub fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

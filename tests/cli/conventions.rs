@@ -1,0 +1,141 @@
+//! The conventions every subcommand follows: exit statuses, error format, streams,
+//! output files.
+
+use super::common::*;
+use predicates::prelude::*;
+use std::process::Stdio;
+
+#[test]
+fn help_and_version_exit_zero() {
+    veilkit()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Exit status"));
+    veilkit()
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("veilkit "));
+    veilkit().args(["keygen", "--help"]).assert().success();
+}
+
+#[test]
+fn usage_errors_exit_two_in_the_standard_format() {
+    veilkit()
+        .arg("--no-such-flag")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with("veilkit: usage: "));
+    veilkit().arg("no-such-command").assert().code(2);
+    // No subcommand at all: help on stderr, status 2.
+    veilkit().assert().code(2);
+}
+
+#[test]
+fn runtime_errors_exit_two_with_where_and_what() {
+    let out = veilkit()
+        .args(["keys", "--key-file", "/nonexistent/k"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.starts_with("veilkit: key file /nonexistent/k: "),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one error line: {err}");
+}
+
+#[test]
+fn control_characters_in_paths_are_escaped_in_errors() {
+    let out = veilkit()
+        .args(["keys", "--key-file", "/nonexistent/\u{1b}[31mred"])
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    assert!(err.contains("\\u{1b}[31mred"), "{err:?}");
+}
+
+/// A closed pipe on line-oriented text output is a normal end: status 0, no message.
+#[test]
+fn broken_pipe_on_text_output_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std_veilkit()
+        .args(["keys", "--key-file"])
+        .arg(&key)
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(stderr_of(&out), "");
+}
+
+/// A closed pipe on secret or binary output is lost data: an error.
+#[test]
+fn broken_pipe_on_key_output_is_an_error() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std_veilkit()
+        .arg("keygen")
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("cut off"), "{}", stderr_of(&out));
+}
+
+#[test]
+fn output_files_are_never_overwritten_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.key");
+    std::fs::write(&path, "precious\n").unwrap();
+    let out = veilkit()
+        .args(["keygen", "-o"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("already exists"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(stderr_of(&out).contains("hint: "));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "precious\n");
+    veilkit()
+        .args(["keygen", "--force", "-o"])
+        .arg(&path)
+        .assert()
+        .success();
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("veilkit-key-1:1:")
+    );
+    // Nothing else was left in the directory.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn writing_into_a_missing_directory_fails_cleanly() {
+    let out = veilkit()
+        .args(["keygen", "-o", "/nonexistent/dir/k.key"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).starts_with("veilkit: /nonexistent/dir/k.key: "));
+}
+
+#[test]
+fn dash_means_stdout() {
+    let out = veilkit().args(["keygen", "-o", "-"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(stdout_of(&out).contains("veilkit-key-1:1:"));
+}

@@ -1,0 +1,8 @@
+//! Integration tests: every test runs the real `veilkit` binary. One test binary for the
+//! whole suite keeps link time down on small machines.
+
+mod common;
+mod conventions;
+mod generated;
+mod golden;
+mod keys;
