@@ -6,7 +6,9 @@
 #![deny(unsafe_code)]
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
+pub mod block;
 pub mod cli;
+pub mod ids;
 pub mod keys;
 pub mod progress;
 pub mod streams;

@@ -55,6 +55,75 @@ pub fn strip_line_end(mut line: &[u8]) -> &[u8] {
     line
 }
 
+/// The positions of every `\n` in `buf`, in order: a bitmask per 64 bytes, so that short
+/// lines cost a few instructions each rather than a search's set-up.
+pub fn newlines(buf: &[u8]) -> Newlines<'_> {
+    Newlines {
+        buf,
+        base: 0,
+        mask: newline_mask(buf),
+    }
+}
+
+/// Iterator of [`newlines`].
+pub struct Newlines<'a> {
+    buf: &'a [u8],
+    base: usize,
+    mask: u64,
+}
+
+impl Iterator for Newlines<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.mask == 0 {
+            self.base += 64;
+            if self.base >= self.buf.len() {
+                return None;
+            }
+            self.mask = newline_mask(&self.buf[self.base..]);
+        }
+        let bit = self.mask.trailing_zeros() as usize;
+        self.mask &= self.mask - 1;
+        Some(self.base + bit)
+    }
+}
+
+/// Bit `i` is set when `chunk[i]` is a newline, for the first 64 bytes of `chunk`.
+#[inline]
+fn newline_mask(chunk: &[u8]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if chunk.len() >= 64 {
+        // SAFETY: SSE2 is part of the x86-64 baseline, and 64 bytes are readable.
+        #[allow(unsafe_code)]
+        return unsafe { sse2_newline_mask(&chunk[..64]) };
+    }
+    chunk
+        .iter()
+        .take(64)
+        .enumerate()
+        .fold(0u64, |m, (i, &c)| m | (u64::from(c == b'\n') << i))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[inline]
+#[target_feature(enable = "sse2")]
+fn sse2_newline_mask(chunk: &[u8]) -> u64 {
+    use std::arch::x86_64::*;
+    assert!(chunk.len() >= 64);
+    let nl = _mm_set1_epi8(b'\n' as i8);
+    let mut mask = 0u64;
+    for i in 0..4 {
+        // SAFETY: 16 bytes at 16 * i are within the 64 checked above; unaligned load.
+        let v = unsafe { _mm_loadu_si128(chunk.as_ptr().add(16 * i).cast()) };
+        let m = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u32 as u64;
+        mask |= m << (16 * i);
+    }
+    mask
+}
+
 /// Errors from creating or committing an output file.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
@@ -280,6 +349,15 @@ mod tests {
         assert_eq!(strip_line_end(b"a\rb\n"), b"a\rb");
         assert_eq!(strip_line_end(b"\r"), b"");
         assert_eq!(strip_line_end(b"x\r\r\n"), b"x\r");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn newlines_are_all_found(buf in proptest::collection::vec(
+            proptest::prop_oneof![proptest::prelude::Just(b'\n'), proptest::prelude::any::<u8>()], 0..300)) {
+            let want: Vec<usize> = buf.iter().enumerate().filter(|(_, c)| **c == b'\n').map(|(i, _)| i).collect();
+            proptest::prop_assert_eq!(newlines(&buf).collect::<Vec<_>>(), want);
+        }
     }
 
     #[test]

@@ -89,6 +89,9 @@ fn extra_for(path: &[&str]) -> ManExtra {
     match path {
         ["keygen"] => super::keygen::MAN,
         ["keys"] => super::keys::MAN,
+        ["encode"] => super::encode::MAN,
+        ["decode"] => super::decode::MAN,
+        ["reencode"] => super::reencode::MAN,
         _ => TOP,
     }
 }

@@ -6,11 +6,15 @@
 //! errors to exit statuses; no domain logic lives here.
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
+pub mod codec;
+pub mod decode;
+pub mod encode;
 pub mod generate;
 pub mod keygen;
 pub mod keys;
 pub mod keysource;
 pub mod output;
+pub mod reencode;
 pub mod report;
 pub mod signals;
 
@@ -91,6 +95,12 @@ pub enum Command {
     Keygen(keygen::Args),
     #[command(about = keys::ABOUT, long_about = keys::LONG_ABOUT)]
     Keys(keys::Args),
+    #[command(about = encode::ABOUT, long_about = encode::LONG_ABOUT)]
+    Encode(encode::Args),
+    #[command(about = decode::ABOUT, long_about = decode::LONG_ABOUT)]
+    Decode(decode::Args),
+    #[command(about = reencode::ABOUT, long_about = reencode::LONG_ABOUT)]
+    Reencode(reencode::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -104,6 +114,9 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Keygen(args) => keygen::run(&args, global),
         Command::Keys(args) => keys::run(&args, global),
+        Command::Encode(args) => encode::run(&args, global),
+        Command::Decode(args) => decode::run(&args, global),
+        Command::Reencode(args) => reencode::run(&args, global),
     };
     match result {
         Ok(status) => status.into(),

@@ -92,6 +92,11 @@ pub fn warn(message: impl fmt::Display) {
     emit(&format!("veilkit: warning: {message}"));
 }
 
+/// Prints the error of one bad input line (`--keep-going`): `veilkit: <where>: <what>`.
+pub fn line_error(message: &str) {
+    emit(&format!("veilkit: {message}"));
+}
+
 /// Prints an informational line unless `--quiet`.
 pub fn info(global: super::Global, message: impl fmt::Display) {
     if !global.quiet {

@@ -5,4 +5,5 @@ mod common;
 mod conventions;
 mod generated;
 mod golden;
+mod ids;
 mod keys;

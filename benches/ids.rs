@@ -1,0 +1,315 @@
+//! Opaque id benchmarks (issue: opaque ids).
+//!
+//! 1. Latency of one encode and one decode in a dependent chain, in ns and timestamp-
+//!    counter ticks, beside the hardware floor (one AES-128 block chained in registers)
+//!    and the RustCrypto `aes` crate called once per block: medians of repeated runs,
+//!    printed as a table.
+//! 2. Throughput (criterion): batch encode, the in-process line stream, and the peers the
+//!    issue names (FF1 from the `fpe` crate, sqids, hashids) measured in the same run.
+//!
+//! `cargo bench --bench ids`; `cargo bench --bench ids -- --quick` for a short run.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
+use std::hint::black_box;
+use std::time::Instant;
+use veilkit::block::Aes128;
+use veilkit::ids::stream::{self, Op, Options};
+use veilkit::ids::text::Format;
+use veilkit::ids::{Codec, Form, Scheme, Spec};
+use veilkit::keys::{Keyring, MasterKey};
+
+fn ring() -> Keyring {
+    Keyring::single(MasterKey::new(1, [7; 32]))
+}
+
+fn codec(scheme: Scheme, form: Form, rounds: Option<u32>) -> Codec {
+    let mut spec = Spec::new(scheme, form);
+    if let Some(r) = rounds {
+        spec.rounds = r;
+    }
+    Codec::new(&ring(), spec).expect("valid spec")
+}
+
+fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY-free: reading the timestamp counter has no preconditions.
+        #[allow(unused_unsafe)]
+        unsafe {
+            std::arch::x86_64::_rdtsc()
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        0
+    }
+}
+
+/// Median (ns per op, ticks per op) of `runs` runs of `n` chained operations.
+fn chain_median(runs: usize, n: u64, mut f: impl FnMut(u64) -> u64) -> (f64, f64) {
+    let mut ns = Vec::with_capacity(runs);
+    let mut tk = Vec::with_capacity(runs);
+    let mut x = 1u64;
+    for _ in 0..runs {
+        let (t0, c0) = (Instant::now(), ticks());
+        x = black_box(f(black_box(x)));
+        let (c1, t1) = (ticks(), Instant::now());
+        ns.push((t1 - t0).as_nanos() as f64 / n as f64);
+        tk.push((c1.wrapping_sub(c0)) as f64 / n as f64);
+    }
+    ns.sort_by(f64::total_cmp);
+    tk.sort_by(f64::total_cmp);
+    (ns[runs / 2], tk[runs / 2])
+}
+
+fn latency_table(quick: bool) {
+    let (runs, n) = if quick { (5, 200_000) } else { (21, 2_000_000) };
+    let floor_aes = Aes128::new(&[7; 16]);
+    let crate_aes = {
+        use aes::cipher::{Array, KeyInit};
+        aes::Aes128::new(&Array::from([7u8; 16]))
+    };
+    let det_aes = codec(Scheme::Aes128, Form::Deterministic, None);
+    let walk = codec(Scheme::CycleWalk, Form::Deterministic, None);
+    let feistel2 = codec(Scheme::Uuid, Form::StoredNonce, None);
+    let det3 = codec(Scheme::Uuid, Form::Deterministic, None);
+    let det4 = codec(Scheme::Uuid, Form::Deterministic, Some(4));
+
+    type Row<'a> = (&'a str, Box<dyn FnMut(u64) -> u64 + 'a>, f64);
+    let rows: Vec<Row> = vec![
+        (
+            "hardware floor: 1 AES-128 block, chained in registers",
+            Box::new(|x| {
+                let mut b = [0u8; 16];
+                b[..8].copy_from_slice(&x.to_le_bytes());
+                let out = floor_aes.chain(&b, n);
+                u64::from_le_bytes(out[..8].try_into().unwrap())
+            }),
+            0.0,
+        ),
+        (
+            "reference: aes crate, one call per block",
+            Box::new(|x| {
+                use aes::cipher::{Array, BlockCipherEncrypt};
+                let mut v = x;
+                for _ in 0..n {
+                    let mut b = Array::from([0u8; 16]);
+                    b[..8].copy_from_slice(&v.to_le_bytes());
+                    crate_aes.encrypt_block(&mut b);
+                    v = u64::from_le_bytes(b[..8].try_into().unwrap());
+                }
+                v
+            }),
+            0.0,
+        ),
+        (
+            "aes128 encode (deterministic)",
+            Box::new(|x| det_aes.encode_chain(x, n)),
+            1.0,
+        ),
+        (
+            "aes128 decode (deterministic)",
+            Box::new(|x| det_aes.decode_chain(x, n)),
+            1.0,
+        ),
+        (
+            "cycle-walk encode (expect ~2 blocks)",
+            Box::new(|x| walk.encode_chain(x >> 1, n)),
+            0.0,
+        ),
+        (
+            "cycle-walk decode",
+            Box::new(|x| walk.decode_chain(x >> 1, n)),
+            0.0,
+        ),
+        (
+            "uuid 2-round Feistel encode (post)",
+            Box::new(|x| feistel2.encode_chain(x, n)),
+            2.0,
+        ),
+        (
+            "uuid 2-round Feistel decode",
+            Box::new(|x| feistel2.decode_chain(x, n)),
+            2.0,
+        ),
+        (
+            "uuid deterministic 3-round encode",
+            Box::new(|x| det3.encode_chain(x, n)),
+            3.0,
+        ),
+        (
+            "uuid deterministic 3-round decode",
+            Box::new(|x| det3.decode_chain(x, n)),
+            3.0,
+        ),
+        (
+            "uuid deterministic 4-round encode",
+            Box::new(|x| det4.encode_chain(x, n)),
+            4.0,
+        ),
+    ];
+    println!(
+        "\nLatency of one operation in a dependent chain (median of {runs} runs of {n}; AES-NI: {})",
+        veilkit::block::has_aesni()
+    );
+    println!(
+        "{:<56} {:>8} {:>11} {:>9} {:>8}",
+        "construction", "ns", "TSC ticks", "x floor", "target"
+    );
+    let mut floor_ticks = 0.0;
+    for (name, mut f, blocks) in rows {
+        let (ns, tk) = chain_median(runs, n, &mut f);
+        if floor_ticks == 0.0 {
+            floor_ticks = tk;
+        }
+        let ratio = tk / floor_ticks;
+        let target = if blocks > 0.0 {
+            let ok = ratio <= blocks * 1.10;
+            format!("{:.2} {}", blocks * 1.10, if ok { "ok" } else { "MISS" })
+        } else {
+            String::new()
+        };
+        println!("{name:<56} {ns:>8.2} {tk:>11.1} {ratio:>9.2} {target:>8}");
+    }
+    println!();
+}
+
+fn throughput(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ids/batch");
+    const N: usize = 4096;
+    let ids: Vec<u64> = (0..N as u64).collect();
+    let mut out = vec![[0u8; 16]; N];
+    for (name, codec) in [
+        ("uuid-det3", codec(Scheme::Uuid, Form::Deterministic, None)),
+        (
+            "aes128-det",
+            codec(Scheme::Aes128, Form::Deterministic, None),
+        ),
+        (
+            "cycle-walk-det",
+            codec(Scheme::CycleWalk, Form::Deterministic, None),
+        ),
+    ] {
+        g.throughput(Throughput::Elements(N as u64));
+        g.bench_function(BenchmarkId::new("encode_many", name), |b| {
+            b.iter(|| codec.encode_many(black_box(&ids), &[], &mut out))
+        });
+        codec.encode_many(&ids, &[], &mut out);
+        let (mut i2, mut n2, mut e2) = (vec![0u64; N], vec![0u64; N], vec![None; N]);
+        g.bench_function(BenchmarkId::new("decode_many", name), |b| {
+            b.iter(|| codec.decode_many(black_box(&out), None, &mut i2, &mut n2, &mut e2))
+        });
+    }
+    g.finish();
+
+    // The whole line pipeline in memory: decimal in, UUID text out, and back.
+    let mut g = c.benchmark_group("ids/stream");
+    const LINES: u64 = 1_000_000;
+    let input: Vec<u8> = (1..=LINES)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    let det3 = codec(Scheme::Uuid, Form::Deterministic, None);
+    let opts = |op| Options {
+        op,
+        format: Format::Uuid,
+        prefix: Vec::new(),
+        field: None,
+        nonce_field: None,
+        delimiter: b'\t',
+        random_nonce: false,
+        keep_going: false,
+        key_id: None,
+    };
+    let mut encoded = Vec::new();
+    stream::run(
+        &det3,
+        &opts(Op::Encode),
+        &mut &input[..],
+        &mut encoded,
+        &mut |_| {},
+    )
+    .unwrap();
+    g.throughput(Throughput::Elements(LINES));
+    g.sample_size(10);
+    g.bench_function("encode 1M lines", |b| {
+        let mut sink = Vec::with_capacity(encoded.len());
+        b.iter(|| {
+            sink.clear();
+            stream::run(
+                &det3,
+                &opts(Op::Encode),
+                &mut &input[..],
+                &mut sink,
+                &mut |_| {},
+            )
+            .unwrap()
+        })
+    });
+    g.bench_function("decode 1M lines", |b| {
+        let mut sink = Vec::with_capacity(input.len());
+        b.iter(|| {
+            sink.clear();
+            stream::run(
+                &det3,
+                &opts(Op::Decode),
+                &mut &encoded[..],
+                &mut sink,
+                &mut |_| {},
+            )
+            .unwrap()
+        })
+    });
+    g.finish();
+}
+
+fn peers(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ids/one-id-vs-peers");
+    let det3 = codec(Scheme::Uuid, Form::Deterministic, None);
+    let mut id = 1u64;
+    g.bench_function("veilkit uuid det3 encode (single call)", |b| {
+        b.iter(|| {
+            id = id.wrapping_add(1) & ((1 << 60) - 1);
+            det3.encode(black_box(id), 0).unwrap()
+        })
+    });
+    let ff1 = fpe::ff1::FF1::<aes::Aes128>::new(&[7; 16], 2).unwrap();
+    g.bench_function("fpe FF1, 64-bit binary", |b| {
+        b.iter(|| {
+            id = id.wrapping_add(1);
+            let ns = fpe::ff1::BinaryNumeralString::from_bytes_le(&id.to_le_bytes());
+            ff1.encrypt(&[], black_box(&ns)).unwrap()
+        })
+    });
+    let sq = sqids::Sqids::default();
+    g.bench_function("sqids encode", |b| {
+        b.iter(|| {
+            id = id.wrapping_add(1) & ((1 << 50) - 1);
+            sq.encode(&[black_box(id)]).unwrap()
+        })
+    });
+    let hs = harsh::Harsh::default();
+    g.bench_function("hashids (harsh) encode", |b| {
+        b.iter(|| {
+            id = id.wrapping_add(1);
+            hs.encode(&[black_box(id)])
+        })
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .measurement_time(std::time::Duration::from_secs(3))
+        .warm_up_time(std::time::Duration::from_secs(1));
+    targets = throughput, peers
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick" || a == "--test");
+    if !std::env::args().any(|a| a == "--test") {
+        latency_table(quick);
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -1,0 +1,773 @@
+//! Streams of ids, one per line: encode, decode or re-encode each line (or one field of
+//! each line), in order, in batches so that the AES work of many lines runs together.
+
+use super::text::{Format, TextError};
+use super::{Codec, Form, InputError};
+use crate::block::Block;
+use std::io::{self, Read, Write};
+
+/// What to do with each line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Decimal ids to encoded ids.
+    Encode,
+    /// Encoded ids to decimal ids.
+    Decode,
+    /// Encoded ids (under any key of the ring) to encoded ids under the current key.
+    Reencode,
+}
+
+/// How lines are read and written.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The operation.
+    pub op: Op,
+    /// The text form of encoded ids.
+    pub format: Format,
+    /// A type prefix written before encoded ids, and required and stripped on input.
+    pub prefix: Vec<u8>,
+    /// Transform only this field (counted from 1), leaving the rest of the line as it is.
+    pub field: Option<usize>,
+    /// With `field`, the field that holds the stored nonce (read on encode, written on
+    /// decode and with `random_nonce`).
+    pub nonce_field: Option<usize>,
+    /// The field separator for `field`.
+    pub delimiter: u8,
+    /// Draw a fresh random nonce per id (stored-nonce form, encode only).
+    pub random_nonce: bool,
+    /// Report bad lines and go on, writing an empty line in their place.
+    pub keep_going: bool,
+    /// The key that decodes forms that cannot tell keys apart (default: current).
+    pub key_id: Option<u32>,
+}
+
+/// A bad input line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {error}")]
+pub struct LineError {
+    /// The line number, counted from 1.
+    pub line: u64,
+    /// What is wrong.
+    pub error: InputError,
+}
+
+/// Why a stream stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// Reading the input failed.
+    #[error("cannot read input")]
+    Read(#[source] io::Error),
+    /// Writing the output failed.
+    #[error("cannot write output")]
+    Write(#[source] io::Error),
+    /// A bad line, without `keep_going`.
+    #[error("{0}")]
+    Line(LineError),
+    /// The random generator failed.
+    #[error("cannot draw random nonces: {0}")]
+    Random(String),
+}
+
+/// What a stream did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Lines read.
+    pub lines: u64,
+    /// Bad lines (reported through the callback with `keep_going`).
+    pub errors: u64,
+}
+
+const READ_CHUNK: usize = 1 << 20;
+
+/// The output of a stream: a buffer zeroed once, written with fixed-size copies where
+/// possible (a libc call per short variable-length copy costs more than the AES work).
+struct Out {
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+static DIGIT_PAIRS: [[u8; 2]; 100] = {
+    let mut t = [[0u8; 2]; 100];
+    let mut i = 0;
+    while i < 100 {
+        t[i] = [b'0' + (i / 10) as u8, b'0' + (i % 10) as u8];
+        i += 1;
+    }
+    t
+};
+
+/// The decimal digits of `n < 10^8` as ASCII in a little-endian word (first digit in the
+/// lowest byte), and their number. SWAR: the eight digits are computed together.
+#[inline(always)]
+fn eight_digits(n: u32) -> (u64, usize) {
+    debug_assert!(n < 100_000_000);
+    // Two 4-digit halves in 32-bit lanes: [n / 10^4, n % 10^4].
+    let x = u64::from(n / 10_000) | (u64::from(n % 10_000) << 32);
+    // Each lane / 100 (exact below 43699): 16-bit lanes [hi/100, hi%100, lo/100, lo%100].
+    let q = ((x * 5243) >> 19) & 0x0000_007f_0000_007f;
+    let y = q | ((x - q * 100) << 16);
+    // Each 16-bit lane / 10 (exact below 179): bytes, most significant digit first.
+    let t = ((y * 103) >> 10) & 0x000f_000f_000f_000f;
+    let z = t | ((y - t * 10) << 8);
+    // Leading zero digits are the low zero bytes of z; "0" keeps one digit.
+    let lead = ((z.trailing_zeros() / 8) as usize).min(7);
+    let ascii = z + 0x3030_3030_3030_3030;
+    (ascii >> (8 * lead), 8 - lead)
+}
+
+impl Out {
+    fn new() -> Out {
+        Out {
+            buf: vec![0; READ_CHUNK * 2],
+            pos: 0,
+        }
+    }
+
+    #[inline]
+    fn room(&mut self, n: usize) -> &mut [u8] {
+        if self.pos + n > self.buf.len() {
+            let size = (self.buf.len() * 2).max(self.pos + n);
+            self.buf.resize(size, 0);
+        }
+        &mut self.buf[self.pos..self.pos + n]
+    }
+
+    #[inline]
+    fn push(&mut self, b: u8) {
+        self.room(1)[0] = b;
+        self.pos += 1;
+    }
+
+    #[inline]
+    fn put(&mut self, s: &[u8]) {
+        self.room(s.len()).copy_from_slice(s);
+        self.pos += s.len();
+    }
+
+    #[inline]
+    fn put_u64(&mut self, v: u64) {
+        if v < 100_000_000 {
+            let (digits, len) = eight_digits(v as u32);
+            self.room(8).copy_from_slice(&digits.to_le_bytes());
+            self.pos += len;
+            return;
+        }
+        self.put_u64_long(v);
+    }
+
+    #[inline(never)]
+    fn put_u64_long(&mut self, v: u64) {
+        // Digits right-aligned in the middle of a scratch array, four per step, then one
+        // fixed 20-byte copy from a variable offset; bytes past the number are
+        // overwritten by later writes.
+        let mut tmp = [0u8; 60];
+        let mut i = 40;
+        let mut n = v;
+        while n >= 10_000 {
+            let rem = (n % 10_000) as usize;
+            n /= 10_000;
+            tmp[i - 2..i].copy_from_slice(&DIGIT_PAIRS[rem % 100]);
+            tmp[i - 4..i - 2].copy_from_slice(&DIGIT_PAIRS[rem / 100]);
+            i -= 4;
+        }
+        let mut n = n as usize;
+        if n >= 100 {
+            tmp[i - 2..i].copy_from_slice(&DIGIT_PAIRS[n % 100]);
+            n /= 100;
+            i -= 2;
+        }
+        if n >= 10 {
+            tmp[i - 2..i].copy_from_slice(&DIGIT_PAIRS[n]);
+            i -= 2;
+        } else {
+            tmp[i - 1] = b'0' + n as u8;
+            i -= 1;
+        }
+        let len = 40 - i;
+        self.room(20).copy_from_slice(&tmp[i..i + 20]);
+        self.pos += len;
+    }
+
+    #[inline]
+    fn put_id(&mut self, format: Format, v: &Block) {
+        let n = format.write_to(v, self.room(36));
+        self.pos += n;
+    }
+
+    fn len(&self) -> usize {
+        self.pos
+    }
+
+    fn flush_to(&mut self, output: &mut dyn Write) -> Result<(), StreamError> {
+        output
+            .write_all(&self.buf[..self.pos])
+            .map_err(StreamError::Write)?;
+        self.pos = 0;
+        Ok(())
+    }
+}
+const BATCH: usize = 4096;
+
+#[derive(Clone, Copy, Default)]
+struct Rec {
+    start: usize,
+    end: usize,
+    cr: bool,
+    /// The value's range within the line buffer (field or whole line, prefix excluded).
+    v_start: usize,
+    v_end: usize,
+    /// The nonce field's range, when there is one.
+    n_start: usize,
+    n_end: usize,
+}
+
+struct Batch {
+    recs: Vec<Rec>,
+    ids: Vec<u64>,
+    nonces: Vec<u64>,
+    blocks: Vec<Block>,
+    errors: Vec<Option<InputError>>,
+    codec_errors: Vec<Option<InputError>>,
+    first_line: u64,
+}
+
+/// Runs a stream from `input` to `output`. Bad lines stop the run with
+/// [`StreamError::Line`] after the output of the lines before them has been written and
+/// flushed, or, with `keep_going`, go to `on_error` and become empty output lines.
+pub fn run(
+    codec: &Codec,
+    opts: &Options,
+    input: &mut dyn Read,
+    output: &mut dyn Write,
+    on_error: &mut dyn FnMut(&LineError),
+) -> Result<Summary, StreamError> {
+    // `buf[..len]` holds unread input; the buffer is zeroed once and then reused.
+    let mut buf: Vec<u8> = vec![0; READ_CHUNK * 2];
+    let mut len = 0;
+    let mut out = Out::new();
+    let mut batch = Batch {
+        recs: Vec::with_capacity(BATCH),
+        ids: Vec::with_capacity(BATCH),
+        nonces: Vec::with_capacity(BATCH),
+        blocks: Vec::with_capacity(BATCH),
+        errors: Vec::with_capacity(BATCH),
+        codec_errors: Vec::with_capacity(BATCH),
+        first_line: 1,
+    };
+    let mut summary = Summary::default();
+    let mut eof = false;
+    while !eof {
+        if buf.len() - len < READ_CHUNK {
+            // A line longer than the buffer: grow it.
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = loop {
+            match input.read(&mut buf[len..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(StreamError::Read(e)),
+            }
+        };
+        len += n;
+        if n == 0 {
+            eof = true;
+        }
+        let complete = if eof {
+            len
+        } else {
+            match memchr::memrchr(b'\n', &buf[..len]) {
+                Some(p) => p + 1,
+                None => continue,
+            }
+        };
+        let mut pos = 0;
+        let unterminated = (eof && complete > 0 && buf[complete - 1] != b'\n').then_some(complete);
+        for end in crate::streams::newlines(&buf[..complete]).chain(unterminated) {
+            let (line_end, cr) = if end > pos && buf[end - 1] == b'\r' {
+                (end - 1, true)
+            } else {
+                (end, false)
+            };
+            batch.recs.push(Rec {
+                start: pos,
+                end: line_end,
+                cr,
+                ..Rec::default()
+            });
+            pos = end + 1;
+            if batch.recs.len() == BATCH {
+                process(
+                    codec,
+                    opts,
+                    &buf,
+                    &mut batch,
+                    &mut out,
+                    output,
+                    on_error,
+                    &mut summary,
+                )?;
+            }
+        }
+        if !batch.recs.is_empty() {
+            process(
+                codec,
+                opts,
+                &buf,
+                &mut batch,
+                &mut out,
+                output,
+                on_error,
+                &mut summary,
+            )?;
+        }
+        buf.copy_within(complete..len, 0);
+        len -= complete;
+        if out.len() >= READ_CHUNK {
+            out.flush_to(output)?;
+        }
+    }
+    out.flush_to(output)?;
+    output.flush().map_err(StreamError::Write)?;
+    Ok(summary)
+}
+
+/// Finds field `n` (counted from 1) of `line`, as a range relative to the line.
+fn field_range(line: &[u8], delimiter: u8, n: usize) -> Option<(usize, usize)> {
+    let mut start = 0;
+    for _ in 1..n {
+        start += memchr::memchr(delimiter, &line[start..])? + 1;
+    }
+    let end = memchr::memchr(delimiter, &line[start..]).map_or(line.len(), |i| start + i);
+    Some((start, end))
+}
+
+/// Parses a decimal number.
+pub fn parse_decimal(text: &[u8]) -> Result<u64, TextError> {
+    if text.is_empty() {
+        return Err(TextError::Empty);
+    }
+    if text.len() > 20 {
+        return if text.iter().all(u8::is_ascii_digit) {
+            Err(TextError::OutOfRange { max: u64::MAX })
+        } else {
+            Err(TextError::NotDecimal)
+        };
+    }
+    let mut v: u64 = 0;
+    for &c in text {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return Err(TextError::NotDecimal);
+        }
+        v = v
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(d)))
+            .ok_or(TextError::OutOfRange { max: u64::MAX })?;
+    }
+    Ok(v)
+}
+
+fn split_two(line: &[u8]) -> (&[u8], Option<&[u8]>, bool) {
+    let is_space = |c: &u8| *c == b' ' || *c == b'\t';
+    let mut parts = line.split(is_space).filter(|p| !p.is_empty());
+    let a = parts.next().unwrap_or(&[]);
+    let b = parts.next();
+    let extra = parts.next().is_some();
+    (a, b, extra)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn process(
+    codec: &Codec,
+    opts: &Options,
+    buf: &[u8],
+    batch: &mut Batch,
+    out: &mut Out,
+    output: &mut dyn Write,
+    on_error: &mut dyn FnMut(&LineError),
+    summary: &mut Summary,
+) -> Result<(), StreamError> {
+    let n = batch.recs.len();
+    let stored = codec.spec().form == Form::StoredNonce;
+    let encoding = opts.op == Op::Encode;
+    // Every slot is written below for every line; resizing only changes the length
+    // when a batch is shorter or longer than the last.
+    batch.ids.resize(n, 0);
+    batch.nonces.resize(n, 0);
+    batch.blocks.resize(n, [0; 16]);
+    batch.errors.resize(n, None);
+    batch.codec_errors.resize(n, None);
+
+    if encoding && stored && opts.random_nonce {
+        let mut bytes = vec![0u8; n * 8];
+        getrandom::fill(&mut bytes).map_err(|e| StreamError::Random(e.to_string()))?;
+        let mask = codec.nonce_mask();
+        for (nonce, b) in batch.nonces.iter_mut().zip(bytes.chunks_exact(8)) {
+            *nonce = u64::from_le_bytes(b.try_into().expect("8 bytes")) & mask;
+        }
+    }
+
+    // Parse every line: the common whole-line forms in tight loops, the rest below.
+    let whole_line = opts.field.is_none() && !(encoding && stored && !opts.random_nonce);
+    if whole_line && encoding {
+        for i in 0..n {
+            let rec = batch.recs[i];
+            let parsed = parse_decimal(&buf[rec.start..rec.end])
+                .map_err(InputError::from)
+                .and_then(|id| codec.check_id(id).map(|()| id));
+            batch.errors[i] = match parsed {
+                Ok(id) => {
+                    batch.ids[i] = id;
+                    None
+                }
+                Err(e) => {
+                    batch.ids[i] = 0;
+                    Some(e)
+                }
+            };
+        }
+    } else if whole_line {
+        let prefix = &opts.prefix[..];
+        for i in 0..n {
+            let rec = batch.recs[i];
+            let line = &buf[rec.start..rec.end];
+            let parsed = if prefix.is_empty() {
+                opts.format.parse(line).map_err(InputError::from)
+            } else {
+                match line.strip_prefix(prefix) {
+                    Some(text) => opts.format.parse(text).map_err(InputError::from),
+                    None => Err(InputError::Prefix(
+                        String::from_utf8_lossy(prefix).into_owned(),
+                    )),
+                }
+            };
+            batch.errors[i] = match parsed {
+                Ok(block) => {
+                    batch.blocks[i] = block;
+                    None
+                }
+                Err(e) => Some(e),
+            };
+        }
+    }
+    for i in (0..n).filter(|_| !whole_line) {
+        let rec = &mut batch.recs[i];
+        let line = &buf[rec.start..rec.end];
+        let parsed: Result<(), InputError> = (|| {
+            let (value, nonce_text): (&[u8], Option<&[u8]>) = match opts.field {
+                Some(f) => {
+                    let (s, e) =
+                        field_range(line, opts.delimiter, f).ok_or(InputError::MissingField(f))?;
+                    rec.v_start = rec.start + s;
+                    rec.v_end = rec.start + e;
+                    let nt = match opts.nonce_field {
+                        Some(nf) => {
+                            let (s, e) = field_range(line, opts.delimiter, nf)
+                                .ok_or(InputError::MissingField(nf))?;
+                            rec.n_start = rec.start + s;
+                            rec.n_end = rec.start + e;
+                            Some(&line[s..e])
+                        }
+                        None => None,
+                    };
+                    (&line[s..e], nt)
+                }
+                None if encoding && stored && !opts.random_nonce => {
+                    let (a, b, extra) = split_two(line);
+                    if extra {
+                        return Err(InputError::Extra("`ID NONCE`"));
+                    }
+                    (a, Some(b.ok_or(InputError::MissingNonce)?))
+                }
+                None => {
+                    rec.v_start = rec.start;
+                    rec.v_end = rec.end;
+                    (line, None)
+                }
+            };
+            if encoding {
+                let id = parse_decimal(value)?;
+                codec.check_id(id)?;
+                batch.ids[i] = id;
+                if stored && !opts.random_nonce {
+                    let nt = nonce_text.ok_or(InputError::MissingNonce)?;
+                    let nonce = parse_decimal(nt)?;
+                    codec.check_nonce(nonce)?;
+                    batch.nonces[i] = nonce;
+                }
+            } else {
+                let text = value.strip_prefix(&opts.prefix[..]).ok_or_else(|| {
+                    InputError::Prefix(String::from_utf8_lossy(&opts.prefix).into_owned())
+                })?;
+                batch.blocks[i] = opts.format.parse(text)?;
+            }
+            Ok(())
+        })();
+        batch.errors[i] = match parsed {
+            Ok(()) => None,
+            Err(e) => {
+                // Keep the slots valid for the batch: a dummy that every codec accepts.
+                batch.ids[i] = 0;
+                batch.nonces[i] = 0;
+                Some(e)
+            }
+        };
+    }
+
+    // The AES work, for the whole batch at once.
+    match opts.op {
+        Op::Encode => {
+            let (ids, nonces) = (&batch.ids, &batch.nonces);
+            codec.encode_many(ids, if stored { nonces } else { &[] }, &mut batch.blocks);
+        }
+        Op::Decode | Op::Reencode => {
+            codec.decode_many(
+                &batch.blocks,
+                opts.key_id,
+                &mut batch.ids,
+                &mut batch.nonces,
+                &mut batch.codec_errors,
+            );
+            for (e, d) in batch.errors.iter_mut().zip(batch.codec_errors.iter_mut()) {
+                if e.is_none() {
+                    *e = d.take();
+                }
+            }
+            if opts.op == Op::Reencode {
+                // Valid ids of the old key are valid ids now; errored lines keep dummies.
+                for i in 0..n {
+                    if batch.errors[i].is_some() {
+                        batch.ids[i] = 0;
+                        batch.nonces[i] = 0;
+                    }
+                }
+                let (ids, nonces) = (&batch.ids, &batch.nonces);
+                codec.encode_many(ids, if stored { nonces } else { &[] }, &mut batch.blocks);
+            }
+        }
+    }
+
+    // Write the lines in order. The choices that do not change within a run are made
+    // here, once per batch, so the per-line closures are small and inlined.
+    let prefix = &opts.prefix[..];
+    let format = opts.format;
+    match (opts.field, opts.op, stored) {
+        (None, Op::Decode, false) => {
+            emit(batch, out, output, opts, on_error, summary, |out, b, i| {
+                out.put_u64(b.ids[i])
+            })?
+        }
+        (None, Op::Decode, true) => {
+            emit(batch, out, output, opts, on_error, summary, |out, b, i| {
+                out.put_u64(b.ids[i]);
+                out.push(b' ');
+                out.put_u64(b.nonces[i]);
+            })?
+        }
+        (None, Op::Encode, true) if opts.random_nonce => {
+            // Random nonces: `ID NONCE OPAQUE`.
+            emit(batch, out, output, opts, on_error, summary, |out, b, i| {
+                out.put_u64(b.ids[i]);
+                out.push(b' ');
+                out.put_u64(b.nonces[i]);
+                out.push(b' ');
+                out.put(prefix);
+                out.put_id(format, &b.blocks[i]);
+            })?
+        }
+        (None, _, _) => emit(batch, out, output, opts, on_error, summary, |out, b, i| {
+            out.put(prefix);
+            out.put_id(format, &b.blocks[i]);
+        })?,
+        (Some(_), op, _) => {
+            // Replace the value field (and the nonce field, where we write one).
+            let write_nonce = opts.nonce_field.is_some()
+                && stored
+                && ((op == Op::Encode && opts.random_nonce) || op == Op::Decode);
+            emit_fields(
+                batch,
+                buf,
+                out,
+                output,
+                opts,
+                on_error,
+                summary,
+                write_nonce,
+            )?
+        }
+    }
+    summary.lines += n as u64;
+    batch.first_line += n as u64;
+    batch.recs.clear();
+    if out.len() >= READ_CHUNK {
+        out.flush_to(output)?;
+    }
+    Ok(())
+}
+
+/// Reports line `i`'s error: with `keep_going` through `on_error` (and an empty output
+/// line follows); otherwise the output so far is written and the error returned.
+fn line_failed(
+    batch: &mut Batch,
+    i: usize,
+    out: &mut Out,
+    output: &mut dyn Write,
+    opts: &Options,
+    on_error: &mut dyn FnMut(&LineError),
+    summary: &mut Summary,
+) -> Result<(), StreamError> {
+    let error = batch.errors[i]
+        .take()
+        .expect("called for lines with errors");
+    let err = LineError {
+        line: batch.first_line + i as u64,
+        error,
+    };
+    summary.errors += 1;
+    if !opts.keep_going {
+        summary.lines += i as u64;
+        out.flush_to(output)?;
+        output.flush().map_err(StreamError::Write)?;
+        return Err(StreamError::Line(err));
+    }
+    on_error(&err);
+    Ok(())
+}
+
+/// Writes one output line per input line with `value`, or an empty line for a bad one.
+#[inline]
+fn emit(
+    batch: &mut Batch,
+    out: &mut Out,
+    output: &mut dyn Write,
+    opts: &Options,
+    on_error: &mut dyn FnMut(&LineError),
+    summary: &mut Summary,
+    value: impl Fn(&mut Out, &Batch, usize),
+) -> Result<(), StreamError> {
+    for i in 0..batch.recs.len() {
+        if batch.errors[i].is_some() {
+            line_failed(batch, i, out, output, opts, on_error, summary)?;
+        } else {
+            value(out, batch, i);
+        }
+        out.push(b'\n');
+    }
+    Ok(())
+}
+
+/// The `--field` form: each line as it was, with the value field (and the nonce field,
+/// when `write_nonce`) replaced.
+#[allow(clippy::too_many_arguments)]
+fn emit_fields(
+    batch: &mut Batch,
+    buf: &[u8],
+    out: &mut Out,
+    output: &mut dyn Write,
+    opts: &Options,
+    on_error: &mut dyn FnMut(&LineError),
+    summary: &mut Summary,
+    write_nonce: bool,
+) -> Result<(), StreamError> {
+    for i in 0..batch.recs.len() {
+        if batch.errors[i].is_some() {
+            line_failed(batch, i, out, output, opts, on_error, summary)?;
+            out.push(b'\n');
+            continue;
+        }
+        let rec = batch.recs[i];
+        let mut pieces: [(usize, usize, bool); 2] = [(rec.v_start, rec.v_end, false), (0, 0, true)];
+        let count = if write_nonce {
+            pieces[1] = (rec.n_start, rec.n_end, true);
+            if pieces[1].0 < pieces[0].0 {
+                pieces.swap(0, 1);
+            }
+            2
+        } else {
+            1
+        };
+        let mut at = rec.start;
+        for &(s, e, is_nonce) in &pieces[..count] {
+            out.put(&buf[at..s]);
+            if is_nonce {
+                out.put_u64(batch.nonces[i]);
+            } else if opts.op == Op::Decode {
+                out.put_u64(batch.ids[i]);
+            } else {
+                out.put(&opts.prefix);
+                out.put_id(opts.format, &batch.blocks[i]);
+            }
+            at = e;
+        }
+        out.put(&buf[at..rec.end]);
+        if rec.cr {
+            out.push(b'\r');
+        }
+        out.push(b'\n');
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_found() {
+        assert_eq!(field_range(b"a\tbb\tc", b'\t', 1), Some((0, 1)));
+        assert_eq!(field_range(b"a\tbb\tc", b'\t', 2), Some((2, 4)));
+        assert_eq!(field_range(b"a\tbb\tc", b'\t', 3), Some((5, 6)));
+        assert_eq!(field_range(b"a\tbb\tc", b'\t', 4), None);
+        assert_eq!(field_range(b"", b',', 1), Some((0, 0)));
+    }
+
+    #[test]
+    fn eight_digit_formatting_matches_itoa() {
+        let check = |n: u32| {
+            let (w, len) = eight_digits(n);
+            let bytes = w.to_le_bytes();
+            assert_eq!(&bytes[..len], n.to_string().as_bytes(), "{n}");
+        };
+        for n in (0..200_000).chain(99_800_000..100_000_000) {
+            check(n);
+        }
+        let mut x = 0x9e37_79b9u32;
+        for _ in 0..1_000_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            check(x % 100_000_000);
+        }
+        for p in 0..8 {
+            check(10u32.pow(p));
+            check(10u32.pow(p) - 1);
+        }
+    }
+
+    #[test]
+    fn long_decimals_are_written_whole() {
+        let mut out = Out::new();
+        for v in [0, 7, 99_999_999, 100_000_000, 123_456_789_012, u64::MAX] {
+            out.put_u64(v);
+            out.push(b' ');
+        }
+        let text = String::from_utf8(out.buf[..out.pos].to_vec()).unwrap();
+        assert_eq!(
+            text,
+            "0 7 99999999 100000000 123456789012 18446744073709551615 "
+        );
+    }
+
+    #[test]
+    fn decimals() {
+        assert_eq!(parse_decimal(b"0"), Ok(0));
+        assert_eq!(parse_decimal(b"007"), Ok(7));
+        assert_eq!(parse_decimal(b"18446744073709551615"), Ok(u64::MAX));
+        assert!(parse_decimal(b"18446744073709551616").is_err());
+        assert!(parse_decimal(b"99999999999999999999999").is_err());
+        assert!(parse_decimal(b"-1").is_err());
+        assert!(parse_decimal(b" 1").is_err());
+        assert!(parse_decimal(b"").is_err());
+        assert!(parse_decimal(b"1e3").is_err());
+    }
+}
