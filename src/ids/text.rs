@@ -120,12 +120,17 @@ fn hex8(text: &[u8]) -> Option<u32> {
 fn hex8_word(word: u64) -> Option<u32> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Every byte must be ASCII; below 0x80 the per-byte sums below cannot carry into
+    // the next byte (or out of the word).
+    if word & HIGH != 0 {
+        return None;
+    }
     // Digits are checked as they are; letters after lower-casing (which maps only
-    // A-F onto a-f within the a-f range). Every byte must be ASCII.
+    // A-F onto a-f within the a-f range).
     let x = word | (0x20 * ONES);
     let is_digit = (word + (0x80 - 0x30) * ONES) & !(word + (0x80 - 0x3a) * ONES);
     let is_af = (x + (0x80 - 0x61) * ONES) & !(x + (0x80 - 0x67) * ONES);
-    if (word & HIGH) != 0 || ((is_digit | is_af) & HIGH) != HIGH {
+    if (is_digit | is_af) & HIGH != HIGH {
         return None;
     }
     // Nibble values: low 4 bits, plus 9 for letters (bit 6 set).
