@@ -495,3 +495,59 @@ fn base_edge_cases() {
             .is_err()
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The fuzz target `id_stream` as a property: any input, any options, no panic, and
+    /// with --keep-going exactly one output line per input line.
+    #[test]
+    fn streams_never_panic_and_stay_aligned(
+        ctl in any::<u8>(),
+        lines in proptest::collection::vec(
+            prop_oneof![
+                "[0-9]{1,20}",
+                "[0-9a-fA-F-]{30,40}",
+                "[0-9a-zA-Z_,\\t ]{0,50}",
+                any::<Vec<u8>>().prop_map(|v| String::from_utf8_lossy(&v).into_owned()),
+            ],
+            0..30,
+        ),
+        final_newline in any::<bool>(),
+    ) {
+        use super::stream::{self, Op, Options};
+        let mut input = lines.join("\n").into_bytes();
+        if final_newline && !input.is_empty() {
+            input.push(b'\n');
+        }
+        let scheme = [Scheme::Uuid, Scheme::Aes128, Scheme::CycleWalk][(ctl % 3) as usize];
+        let form = if ctl & 4 != 0 { Form::StoredNonce } else { Form::Deterministic };
+        let op = [Op::Encode, Op::Decode, Op::Reencode][((ctl >> 3) % 3) as usize];
+        let format = match (scheme, (ctl >> 5) & 3) {
+            (Scheme::Uuid, 0) => Format::Uuid,
+            (_, 1) => Format::Base32,
+            (_, 2) => Format::Base62,
+            _ => Format::Hex,
+        };
+        let field = (ctl & 0x80 != 0).then_some(2);
+        let codec = Codec::new(&fixed_ring(2), Spec::new(scheme, form)).unwrap();
+        let opts = Options {
+            op,
+            format,
+            prefix: if ctl & 0x40 != 0 { b"p_".to_vec() } else { Vec::new() },
+            field,
+            nonce_field: field.filter(|_| form == Form::StoredNonce).map(|_| 3),
+            delimiter: b',',
+            random_nonce: false,
+            keep_going: true,
+            key_id: None,
+        };
+        let mut out = Vec::new();
+        let mut reported = 0u64;
+        let summary = stream::run(&codec, &opts, &mut &input[..], &mut out, &mut |_| reported += 1).unwrap();
+        prop_assert_eq!(out.iter().filter(|&&c| c == b'\n').count() as u64, summary.lines);
+        prop_assert_eq!(reported, summary.errors);
+        let expected_lines = if input.is_empty() { 0 } else { input.iter().filter(|&&c| c == b'\n').count() as u64 + u64::from(*input.last().unwrap() != b'\n') };
+        prop_assert_eq!(summary.lines, expected_lines);
+    }
+}

@@ -1,0 +1,41 @@
+//! The id stream on arbitrary input with options chosen by the first bytes: no panic,
+//! and with --keep-going one output line per input line.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use veilkit::ids::stream::{self, Op, Options};
+use veilkit::ids::text::Format;
+use veilkit::ids::{Codec, Form, Scheme, Spec};
+use veilkit::keys::{Keyring, MasterKey};
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 2 {
+        return;
+    }
+    let (ctl, input) = (data[0], &data[1..]);
+    let scheme = [Scheme::Uuid, Scheme::Aes128, Scheme::CycleWalk][(ctl % 3) as usize];
+    let form = if ctl & 4 != 0 { Form::StoredNonce } else { Form::Deterministic };
+    let op = [Op::Encode, Op::Decode, Op::Reencode][((ctl >> 3) % 3) as usize];
+    let format = match (scheme, (ctl >> 5) & 3) {
+        (Scheme::Uuid, 0) => Format::Uuid,
+        (_, 1) => Format::Base32,
+        (_, 2) => Format::Base62,
+        _ => Format::Hex,
+    };
+    let field = (ctl & 0x80 != 0).then_some(2);
+    let ring = Keyring::single(MasterKey::new(1, [9; 32]));
+    let codec = Codec::new(&ring, Spec::new(scheme, form)).unwrap();
+    let opts = Options {
+        op,
+        format,
+        prefix: if ctl & 0x40 != 0 { b"p_".to_vec() } else { Vec::new() },
+        field,
+        nonce_field: field.filter(|_| form == Form::StoredNonce).map(|_| 3),
+        delimiter: b',',
+        random_nonce: false,
+        keep_going: true,
+        key_id: None,
+    };
+    let mut out = Vec::new();
+    let summary = stream::run(&codec, &opts, &mut &input[..], &mut out, &mut |_| {}).unwrap();
+    assert_eq!(out.iter().filter(|&&c| c == b'\n').count() as u64, summary.lines);
+});
