@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Generate a master key, or add a new current key to a keyring')
             [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'Show the ids and fingerprints of a keyring (never the keys)')
+            [CompletionResult]::new('breach', 'breach', [CompletionResultType]::ParameterValue, 'Build a Pwned Passwords index once, then check hashes and passwords in microseconds')
             [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'Turn database ids into opaque ids (AES-128, UUIDv8 by default)')
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Turn opaque ids back into database ids, rejecting forged ones')
             [CompletionResult]::new('reencode', 'reencode', [CompletionResultType]::ParameterValue, 'Rewrite opaque ids made with older keys under the current key')
@@ -50,6 +51,75 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
         }
         'veilkit;keys' {
             [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;breach' {
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build a dump (file, stdin or per-prefix directory) into an index')
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Look up hashes (arguments or stdin) or passwords (stdin) in an index')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check passwords typed at a hidden prompt')
+            [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show an index''s kind, size, counts and format')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check an index end to end: structure and every checksum')
+            break
+        }
+        'veilkit;breach;build' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The index to write')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The index to write')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'The hash kind [default: detected from the first line]')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Replace INDEX if it exists')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace INDEX if it exists')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;breach;query' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'The index [default: none; only --passwords works without one]')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'The index [default: none; only --passwords works without one]')
+            [CompletionResult]::new('--passwords', '--passwords', [CompletionResultType]::ParameterName, 'Read passwords from standard input instead of hashes')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;breach;check' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'The index [default: the embedded list of common passwords]')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'The index [default: the embedded list of common passwords]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;breach;info' {
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;breach;verify' {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -26,6 +26,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --version 'Print version'
             cand keygen 'Generate a master key, or add a new current key to a keyring'
             cand keys 'Show the ids and fingerprints of a keyring (never the keys)'
+            cand breach 'Build a Pwned Passwords index once, then check hashes and passwords in microseconds'
             cand encode 'Turn database ids into opaque ids (AES-128, UUIDv8 by default)'
             cand decode 'Turn opaque ids back into database ids, rejecting forged ones'
             cand reencode 'Rewrite opaque ids made with older keys under the current key'
@@ -45,6 +46,69 @@ set edit:completion:arg-completer[veilkit] = {|@words|
         }
         &'veilkit;keys'= {
             cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'veilkit;breach'= {
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand build 'Build a dump (file, stdin or per-prefix directory) into an index'
+            cand query 'Look up hashes (arguments or stdin) or passwords (stdin) in an index'
+            cand check 'Check passwords typed at a hidden prompt'
+            cand info 'Show an index''s kind, size, counts and format'
+            cand verify 'Check an index end to end: structure and every checksum'
+        }
+        &'veilkit;breach;build'= {
+            cand -o 'The index to write'
+            cand --output 'The index to write'
+            cand --kind 'The hash kind [default: detected from the first line]'
+            cand -f 'Replace INDEX if it exists'
+            cand --force 'Replace INDEX if it exists'
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'veilkit;breach;query'= {
+            cand -i 'The index [default: none; only --passwords works without one]'
+            cand --index 'The index [default: none; only --passwords works without one]'
+            cand --passwords 'Read passwords from standard input instead of hashes'
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'veilkit;breach;check'= {
+            cand -i 'The index [default: the embedded list of common passwords]'
+            cand --index 'The index [default: the embedded list of common passwords]'
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'veilkit;breach;info'= {
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'veilkit;breach;verify'= {
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
             cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
             cand -h 'Print help (see more with ''--help'')'

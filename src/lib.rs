@@ -7,7 +7,9 @@
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 pub mod block;
+pub mod breach;
 pub mod cli;
+pub mod hex;
 pub mod ids;
 pub mod keys;
 pub mod progress;

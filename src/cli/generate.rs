@@ -89,6 +89,12 @@ fn extra_for(path: &[&str]) -> ManExtra {
     match path {
         ["keygen"] => super::keygen::MAN,
         ["keys"] => super::keys::MAN,
+        ["breach"] => super::breach::MAN,
+        ["breach", "build"] => super::breach::build::MAN,
+        ["breach", "query"] => super::breach::query::MAN,
+        ["breach", "check"] => super::breach::check::MAN,
+        ["breach", "info"] => super::breach::info::MAN,
+        ["breach", "verify"] => super::breach::verify::MAN,
         ["encode"] => super::encode::MAN,
         ["decode"] => super::decode::MAN,
         ["reencode"] => super::reencode::MAN,

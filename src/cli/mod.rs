@@ -6,6 +6,7 @@
 //! errors to exit statuses; no domain logic lives here.
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
+pub mod breach;
 pub mod codec;
 pub mod decode;
 pub mod encode;
@@ -95,6 +96,8 @@ pub enum Command {
     Keygen(keygen::Args),
     #[command(about = keys::ABOUT, long_about = keys::LONG_ABOUT)]
     Keys(keys::Args),
+    #[command(about = breach::ABOUT, long_about = breach::LONG_ABOUT)]
+    Breach(breach::Args),
     #[command(about = encode::ABOUT, long_about = encode::LONG_ABOUT)]
     Encode(encode::Args),
     #[command(about = decode::ABOUT, long_about = decode::LONG_ABOUT)]
@@ -103,9 +106,49 @@ pub enum Command {
     Reencode(reencode::Args),
 }
 
+/// `veilkit breach query` alone: the one-shot lookup is the command whose start-up time
+/// users measure, and building the whole command tree costs more than the lookup.
+#[derive(Debug, Parser)]
+#[command(
+    name = "veilkit breach query",
+    disable_help_flag = true,
+    disable_version_flag = true
+)]
+struct QueryOnly {
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    args: breach::query::Args,
+}
+
+/// Parses `veilkit breach query ...` with the query's arguments only. `None` for anything
+/// else, or anything it cannot parse cleanly (help, errors): the full parser then handles
+/// it, with its own messages.
+fn fast_query() -> Option<(Global, breach::query::Args)> {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let (a, b) = (args.get(1)?, args.get(2)?);
+    if a != "breach" || b != "query" {
+        return None;
+    }
+    let rest = std::iter::once(std::ffi::OsString::from("veilkit breach query"))
+        .chain(args[3..].iter().cloned());
+    let parsed = QueryOnly::try_parse_from(rest).ok()?;
+    Some((
+        Global {
+            quiet: parsed.quiet,
+        },
+        parsed.args,
+    ))
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    signals::install();
+    if let Some((global, args)) = fast_query() {
+        return match breach::query::run(&args, global) {
+            Ok(status) => status.into(),
+            Err(err) => report::error(&err).into(),
+        };
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return report::clap_error(e).into(),
@@ -114,6 +157,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Keygen(args) => keygen::run(&args, global),
         Command::Keys(args) => keys::run(&args, global),
+        Command::Breach(args) => breach::run(&args, global),
         Command::Encode(args) => encode::run(&args, global),
         Command::Decode(args) => decode::run(&args, global),
         Command::Reencode(args) => reencode::run(&args, global),

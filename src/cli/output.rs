@@ -139,6 +139,8 @@ pub struct NewFile {
 /// Starts an atomic output file, refusing to overwrite without `--force` and refusing
 /// any of the `inputs`.
 pub fn create_output(path: &Path, inputs: &[&Path], opts: NewFile) -> anyhow::Result<AtomicFile> {
+    // An interrupted write must remove its temporary file.
+    super::signals::install();
     for input in inputs {
         if !is_stdio(input) {
             crate::streams::ensure_distinct(input, path).with_context(|| display_path(path))?;

@@ -7,8 +7,16 @@ use std::sync::Mutex;
 /// Terminal settings to put back if a signal arrives while a hidden prompt is active.
 static TTY_RESTORE: Mutex<Option<(i32, libc::termios)>> = Mutex::new(None);
 
-/// Installs the handler thread. Safe to call once at start-up.
+/// Installs the handler thread, once; later calls do nothing. Called by the commands
+/// that need it (those writing output files or prompting), not at start-up: a lookup
+/// process should not pay for a thread it never uses. Without it, SIGINT ends the
+/// process with the shell's status 130 anyway.
 pub fn install() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(install_now);
+}
+
+fn install_now() {
     #[cfg(unix)]
     {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -32,6 +40,7 @@ pub fn install() {
 /// Remembers the terminal settings of `fd`, to be restored by [`restore_tty`] (or by a
 /// signal) after a hidden prompt.
 pub fn save_tty(fd: i32) {
+    install();
     #[allow(unsafe_code)]
     // SAFETY: tcgetattr only writes into the zero-initialised termios we own; a failure
     // (fd not a terminal) is reported by its return value and then nothing is saved.

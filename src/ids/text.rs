@@ -1,6 +1,8 @@
 //! Text forms of ids: decimal input, and the 128-bit output as a UUID, hex, Crockford
 //! base32 or base62, all fixed width.
 
+use crate::hex::{HEX_VALUES, hex16_words, word_at};
+
 /// How a 128-bit encoded id is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -67,23 +69,6 @@ static HEX_PAIRS: [[u8; 2]; 256] = {
     t
 };
 
-/// The value of every byte as a hex digit, or 0xff.
-static HEX_VALUES: [u8; 256] = {
-    let mut t = [0xffu8; 256];
-    let mut i = 0;
-    while i < 10 {
-        t[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        t[b'a' as usize + i] = 10 + i as u8;
-        t[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    t
-};
-
 static CROCKFORD_VALUES: [u8; 256] = {
     let mut t = [0xffu8; 256];
     let mut i = 0;
@@ -105,105 +90,6 @@ static BASE62_VALUES: [u8; 256] = {
     }
     t
 };
-
-/// Decodes 8 hex digits (either case) into a 32-bit value, first digit most significant,
-/// or `None` if any byte is not a hex digit. SWAR: all eight at once in a 64-bit word.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-#[inline(always)]
-fn hex8(text: &[u8]) -> Option<u32> {
-    hex8_word(u64::from_le_bytes(text[..8].try_into().expect("8 bytes")))
-}
-
-/// [`hex8`] on the 8 bytes of a little-endian word.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-#[inline(always)]
-fn hex8_word(word: u64) -> Option<u32> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Every byte must be ASCII; below 0x80 the per-byte sums below cannot carry into
-    // the next byte (or out of the word).
-    if word & HIGH != 0 {
-        return None;
-    }
-    // Digits are checked as they are; letters after lower-casing (which maps only
-    // A-F onto a-f within the a-f range).
-    let x = word | (0x20 * ONES);
-    let is_digit = (word + (0x80 - 0x30) * ONES) & !(word + (0x80 - 0x3a) * ONES);
-    let is_af = (x + (0x80 - 0x61) * ONES) & !(x + (0x80 - 0x67) * ONES);
-    if (is_digit | is_af) & HIGH != HIGH {
-        return None;
-    }
-    // Nibble values: low 4 bits, plus 9 for letters (bit 6 set).
-    let v = (x & (0x0f * ONES)) + 9 * ((x >> 6) & ONES);
-    // Pairs of nibbles into bytes (first digit high), then bytes into a big-endian u32.
-    let p = ((v & 0x000f_000f_000f_000f) << 4) | ((v >> 8) & 0x000f_000f_000f_000f);
-    let r = (p | (p >> 8)) & 0x0000_ffff_0000_ffff;
-    let r = ((r | (r >> 16)) & 0xffff_ffff) as u32;
-    Some(r.swap_bytes())
-}
-
-/// Decodes 16 hex digits held in two little-endian words (`a` first) into a 64-bit
-/// value, first digit most significant.
-#[inline(always)]
-fn hex16_words(a: u64, b: u64) -> Option<u64> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: SSE2 is part of the x86-64 baseline: every x86-64 CPU has it.
-        #[allow(unsafe_code)]
-        unsafe {
-            sse2::hex16(a, b)
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        Some((u64::from(hex8_word(a)?) << 32) | u64::from(hex8_word(b)?))
-    }
-}
-
-fn word_at(text: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(text[at..at + 8].try_into().expect("8 bytes"))
-}
-
-/// SSE2 (part of every x86-64 CPU): 16 hex digits per vector.
-#[cfg(target_arch = "x86_64")]
-mod sse2 {
-    use std::arch::x86_64::*;
-
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    pub(super) fn hex16(a: u64, b: u64) -> Option<u64> {
-        let x = _mm_set_epi64x(b as i64, a as i64);
-        #[inline]
-        #[target_feature(enable = "sse2")]
-        fn splat(c: u8) -> __m128i {
-            _mm_set1_epi8(c as i8)
-        }
-        // Signed compares: bytes >= 0x80 are negative, so they fail both ranges.
-        let digit = _mm_and_si128(
-            _mm_cmpgt_epi8(x, splat(b'0' - 1)),
-            _mm_cmplt_epi8(x, splat(b'9' + 1)),
-        );
-        let lower = _mm_or_si128(x, splat(0x20));
-        let letter = _mm_and_si128(
-            _mm_cmpgt_epi8(lower, splat(b'a' - 1)),
-            _mm_cmplt_epi8(lower, splat(b'f' + 1)),
-        );
-        if _mm_movemask_epi8(_mm_or_si128(digit, letter)) != 0xffff {
-            return None;
-        }
-        // Nibble values: low 4 bits, plus 9 for letters.
-        let v = _mm_add_epi8(
-            _mm_and_si128(lower, splat(0x0f)),
-            _mm_and_si128(letter, splat(9)),
-        );
-        // Each 16-bit lane holds (first, second) digit: first << 4 | second.
-        let first = _mm_and_si128(v, _mm_set1_epi16(0x00ff));
-        let second = _mm_srli_epi16(v, 8);
-        let bytes = _mm_or_si128(_mm_slli_epi16(first, 4), second);
-        let packed = _mm_packus_epi16(bytes, bytes);
-        Some((_mm_cvtsi128_si64(packed) as u64).swap_bytes())
-    }
-}
 
 impl Format {
     /// The number of characters.
@@ -389,41 +275,5 @@ impl Format {
                 Ok(x.to_be_bytes())
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The SWAR decoder against the table, on every byte in every position.
-    #[test]
-    fn hex8_agrees_with_the_table_on_every_byte() {
-        for pos in 0..8 {
-            for c in 0..=255u8 {
-                let mut t = *b"0123abcD";
-                t[pos] = c;
-                let want = t.iter().try_fold(0u32, |acc, &c| {
-                    let v = HEX_VALUES[c as usize];
-                    (v != 0xff).then_some((acc << 4) | u32::from(v))
-                });
-                assert_eq!(hex8(&t), want, "byte {c:#x} at {pos}");
-            }
-        }
-        assert_eq!(hex8(b"deadBEEF"), Some(0xdead_beef));
-        // The vector decoder agrees with the word decoder on every byte.
-        for pos in 0..16 {
-            for c in 0..=255u8 {
-                let mut t = *b"0123456789abcDEF";
-                t[pos] = c;
-                let (a, b) = (word_at(&t, 0), word_at(&t, 8));
-                let want = hex8_word(a)
-                    .zip(hex8_word(b))
-                    .map(|(x, y)| (u64::from(x) << 32) | u64::from(y));
-                assert_eq!(hex16_words(a, b), want, "byte {c:#x} at {pos}");
-            }
-        }
-        assert_eq!(hex8(b"00000000"), Some(0));
-        assert_eq!(hex8(b"ffffffff"), Some(u32::MAX));
     }
 }

@@ -1,0 +1,546 @@
+//! Reading an index: open and check it, look hashes up, verify it end to end.
+
+use super::HashKind;
+use super::format::{
+    BLOCK_SIZE, GROUP_BITS, HEADER_SIZE, Header, HeaderError, OVERFLOW_ENTRY, Params, Wide,
+};
+use crate::progress::Progress;
+use std::fs::File;
+use std::io;
+use std::path::Path;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Why an index cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// Opening or mapping failed.
+    #[error("cannot read: {0}")]
+    Io(#[from] io::Error),
+    /// The header is wrong.
+    #[error("{0}")]
+    Header(#[from] HeaderError),
+    /// A structural problem found while reading.
+    #[error("corrupted index: {0}")]
+    Corrupt(String),
+}
+
+enum Storage {
+    Map(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Storage {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Storage::Map(m) => m,
+            Storage::Owned(v) => v,
+        }
+    }
+}
+
+/// An open index.
+pub struct Index {
+    storage: Storage,
+    header: Header,
+    params: Params,
+    /// The bits of a record window (24 bytes read at a record's start) that hold its key.
+    key_mask: Wide,
+    /// Offsets of the sections, for quick slicing.
+    records_off: usize,
+    table_off: usize,
+    offsets_off: usize,
+    overflow_off: usize,
+}
+
+/// What `verify` checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerifyReport {
+    /// Records checked.
+    pub records: u64,
+    /// Checksum blocks checked.
+    pub blocks: u64,
+}
+
+impl Index {
+    /// Opens and maps an index, checking its header, its size and its table's ends. The
+    /// map is advised for random access, so a cold lookup reads pages, not megabytes.
+    pub fn open(path: &Path) -> Result<Index, IndexError> {
+        let file = File::open(path)?;
+        let len = file.metadata()?.len();
+        if len < HEADER_SIZE as u64 {
+            return Err(HeaderError::Short(len).into());
+        }
+        // SAFETY: the map is read-only and veilkit never writes an index in place (builds
+        // go to a temporary file renamed over the old one, which leaves existing maps on
+        // the old file). Another program truncating or rewriting the file while it is
+        // mapped is unsupported: it can make lookups fail, as it would with read(2).
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        let index = Index::from_storage(Storage::Map(map), len)?;
+        if let Storage::Map(m) = &index.storage {
+            #[cfg(unix)]
+            {
+                // Records: random access, no read-around. The table: a few pages per
+                // lookup, also random.
+                let _ = m.advise(memmap2::Advice::Random);
+            }
+            let _ = m;
+        }
+        Ok(index)
+    }
+
+    /// An index held in memory (tests, fuzzing).
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Index, IndexError> {
+        let len = bytes.len() as u64;
+        Index::from_storage(Storage::Owned(bytes), len)
+    }
+
+    fn from_storage(storage: Storage, len: u64) -> Result<Index, IndexError> {
+        let header = Header::decode(storage.bytes(), len)?;
+        let params = header.params;
+        // Records are read as 24-byte windows; the sections after them (at least the
+        // table) guarantee those bytes exist for the last record too.
+        if header.records_at.0 + header.records_at.1 + 24 > len {
+            return Err(IndexError::Corrupt(
+                "the sections after the records are missing".into(),
+            ));
+        }
+        let index = Index {
+            key_mask: params.key_of_window_mask(),
+            records_off: header.records_at.0 as usize,
+            table_off: header.table_at.0 as usize,
+            offsets_off: header.table_at.0 as usize + params.groups() as usize * 8,
+            overflow_off: header.overflow_at.0 as usize,
+            storage,
+            header,
+            params,
+        };
+        // The table must end at n: a cheap check that catches most damage to it.
+        if index.start(0)? != 0 || index.start(params.buckets())? != index.header.records {
+            return Err(IndexError::Corrupt(
+                "the bucket table does not cover the records".into(),
+            ));
+        }
+        Ok(index)
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The hash kind.
+    pub fn kind(&self) -> HashKind {
+        self.params.kind
+    }
+
+    /// The index's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.storage.bytes()
+    }
+
+    #[inline]
+    fn u64_at(&self, at: usize) -> u64 {
+        let b = self.storage.bytes();
+        u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+    }
+
+    /// The first record of bucket `k` (0 ≤ k ≤ 2^b).
+    #[inline]
+    fn start(&self, k: u64) -> Result<u64, IndexError> {
+        let base = self.u64_at(self.table_off + (k >> GROUP_BITS) as usize * 8);
+        let b = self.storage.bytes();
+        let at = self.offsets_off + k as usize * 4;
+        let off = u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+        base.checked_add(u64::from(off))
+            .ok_or_else(|| IndexError::Corrupt("bucket table overflows".into()))
+    }
+
+    #[inline]
+    fn record(&self, i: u64) -> &[u8] {
+        let s = self.params.record_size;
+        let at = self.records_off + i as usize * s;
+        &self.storage.bytes()[at..at + s]
+    }
+
+    /// Starts fetching the table entries of `hash`'s bucket.
+    #[inline]
+    fn prefetch_table(&self, hash: &Wide) {
+        let k = self.params.bucket(hash) as usize;
+        let at = self.offsets_off + k * 4;
+        prefetch_range(&self.storage.bytes()[at..at + 8]);
+    }
+
+    /// The range of records that may hold `hash`.
+    #[inline]
+    fn bucket_range(&self, hash: &Wide) -> Result<(u64, u64), IndexError> {
+        let k = self.params.bucket(hash);
+        let (lo, hi) = if !(k + 1).is_multiple_of(1 << GROUP_BITS) {
+            // Both offsets are relative to the same group base: one base, one 8-byte read.
+            let base = self.u64_at(self.table_off + (k >> GROUP_BITS) as usize * 8);
+            let at = self.offsets_off + k as usize * 4;
+            let pair = self.u64_at(at);
+            let (a, b) = (pair & 0xffff_ffff, pair >> 32);
+            (
+                base.checked_add(a)
+                    .ok_or_else(|| IndexError::Corrupt("bucket table overflows".into()))?,
+                base.checked_add(b)
+                    .ok_or_else(|| IndexError::Corrupt("bucket table overflows".into()))?,
+            )
+        } else {
+            (self.start(k)?, self.start(k + 1)?)
+        };
+        if lo > hi || hi > self.header.records {
+            return Err(IndexError::Corrupt(format!("bucket {k} has bad bounds")));
+        }
+        Ok((lo, hi))
+    }
+
+    /// The count of `hash`, 0 when absent.
+    #[inline]
+    pub fn lookup(&self, hash: &Wide) -> Result<u64, IndexError> {
+        let (lo, hi) = self.bucket_range(hash)?;
+        if lo == hi {
+            return Ok(0);
+        }
+        let p = &self.params;
+        let key = hash.shl(p.table_bits).and(&self.key_mask);
+        let guess = lo + (((hi - lo) * p.fraction(hash)) >> 32);
+        match self.search(&key, lo, hi, guess) {
+            Some(i) => self.count_of(i),
+            None => Ok(0),
+        }
+    }
+
+    /// Starts fetching record `i` (the interpolated first probe of a batch lookup).
+    /// Only the one record: fetching its neighbours as well measured slower, as the
+    /// scan rarely needs them and they cost bandwidth and cache space.
+    #[inline]
+    fn prefetch_record(&self, i: u64) {
+        let s = self.params.record_size;
+        let start = self.records_off + i as usize * s;
+        prefetch_range(&self.storage.bytes()[start..start + s]);
+    }
+
+    /// Looks up many hashes; `counts[i]` is the count of `hashes[i]`. Touches the table
+    /// and record pages of a group of hashes before searching any of them, so that
+    /// their memory accesses overlap.
+    pub fn lookup_many(&self, hashes: &[Wide], counts: &mut [u64]) -> Result<(), IndexError> {
+        const GROUP: usize = 16;
+        assert_eq!(hashes.len(), counts.len());
+        for (hs, cs) in hashes.chunks(GROUP).zip(counts.chunks_mut(GROUP)) {
+            let mut ranges = [(0u64, 0u64); GROUP];
+            for h in hs {
+                self.prefetch_table(h);
+            }
+            for (r, h) in ranges.iter_mut().zip(hs) {
+                *r = self.bucket_range(h)?;
+            }
+            // Start fetching each hash's records before searching any of them.
+            for (r, h) in ranges.iter().zip(hs) {
+                if r.0 < r.1 {
+                    let g = r.0 + (((r.1 - r.0) * self.params.fraction(h)) >> 32);
+                    self.prefetch_record(g);
+                }
+            }
+            for ((r, h), c) in ranges.iter().zip(hs).zip(cs.iter_mut()) {
+                *c = if r.0 == r.1 {
+                    0
+                } else {
+                    let key = h.shl(self.params.table_bits).and(&self.key_mask);
+                    let g = r.0 + (((r.1 - r.0) * self.params.fraction(h)) >> 32);
+                    match self.search(&key, r.0, r.1, g) {
+                        Some(i) => self.count_of(i)?,
+                        None => 0,
+                    }
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// The 24 bytes from record `i`'s start as words (the record and what follows).
+    #[inline(always)]
+    fn window(&self, i: u64) -> Wide {
+        let at = self.records_off + i as usize * self.params.record_size;
+        let b = &self.storage.bytes()[at..at + 24];
+        let be = |k: usize| u64::from_be_bytes(b[k..k + 8].try_into().expect("8 bytes"));
+        Wide([be(0), be(8), be(16)])
+    }
+
+    /// The key of record `i`: three word loads and a mask, no copying.
+    #[inline(always)]
+    fn key_at(&self, i: u64) -> Wide {
+        self.window(i).and(&self.key_mask)
+    }
+
+    /// The count field of record `i`.
+    #[inline(always)]
+    fn field_at(&self, i: u64) -> u64 {
+        let w = self.window(i);
+        let low = (u128::from(w.0[1]) << 64) | u128::from(w.0[2]);
+        let shift = 192 - self.params.record_size as u32 * 8;
+        (low >> shift) as u64 & self.params.saturated()
+    }
+
+    /// Finds `key` in records `lo..hi`, starting at the interpolated `guess`: a short
+    /// scan towards the key (hashes are uniform, so it is usually a few records away),
+    /// then bisection of what is left if the scan goes on too long. Every record of the
+    /// range can be reached, the first and the last included; an empty range returns at
+    /// once.
+    #[inline]
+    fn search(&self, key: &Wide, lo: u64, hi: u64, guess: u64) -> Option<u64> {
+        use std::cmp::Ordering::*;
+        const SCAN: u64 = 16;
+        if lo >= hi {
+            return None;
+        }
+        let g = guess.clamp(lo, hi - 1);
+        let (mut lo, mut hi) = (lo, hi);
+        match self.key_at(g).cmp(key) {
+            Equal => return Some(g),
+            Less => {
+                let stop = (g + 1 + SCAN).min(hi);
+                let mut i = g + 1;
+                while i < stop {
+                    match self.key_at(i).cmp(key) {
+                        Less => i += 1,
+                        Equal => return Some(i),
+                        Greater => return None,
+                    }
+                }
+                lo = i;
+            }
+            Greater => {
+                let stop = g.saturating_sub(SCAN).max(lo);
+                let mut i = g;
+                while i > stop {
+                    match self.key_at(i - 1).cmp(key) {
+                        Greater => i -= 1,
+                        Equal => return Some(i - 1),
+                        Less => return None,
+                    }
+                }
+                hi = i;
+            }
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.key_at(mid).cmp(key) {
+                Equal => return Some(mid),
+                Less => lo = mid + 1,
+                Greater => hi = mid,
+            }
+        }
+        None
+    }
+
+    /// The exact count of record `i`.
+    #[inline]
+    fn count_of(&self, i: u64) -> Result<u64, IndexError> {
+        let field = self.field_at(i);
+        if field < self.params.saturated() {
+            return Ok(field);
+        }
+        self.overflow_count(i).ok_or_else(|| {
+            IndexError::Corrupt(format!("record {i} has no overflow entry for its count"))
+        })
+    }
+
+    fn overflow_entry(&self, j: u64) -> (u64, u64) {
+        let at = self.overflow_off + j as usize * OVERFLOW_ENTRY;
+        (self.u64_at(at), self.u64_at(at + 8))
+    }
+
+    fn overflow_count(&self, i: u64) -> Option<u64> {
+        let (mut lo, mut hi) = (0, self.header.overflow_entries);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (idx, count) = self.overflow_entry(mid);
+            match idx.cmp(&i) {
+                std::cmp::Ordering::Equal => return Some(count),
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+            }
+        }
+        None
+    }
+
+    /// Every record in order as (hash, count): for tests, export and diffs.
+    pub fn iter(&self) -> impl Iterator<Item = Result<(Wide, u64), IndexError>> + '_ {
+        let mut bucket = 0u64;
+        let mut bucket_end: Option<u64> = None;
+        (0..self.header.records).map(move |i| {
+            let mut end = match bucket_end {
+                Some(e) => e,
+                None => self.start(1)?,
+            };
+            while i >= end {
+                bucket += 1;
+                if bucket >= self.params.buckets() {
+                    return Err(IndexError::Corrupt("records past the last bucket".into()));
+                }
+                end = self.start(bucket + 1)?;
+            }
+            bucket_end = Some(end);
+            let (key, _) = self.params.unpack(self.record(i));
+            Ok((self.params.hash_of(bucket, &key), self.count_of(i)?))
+        })
+    }
+
+    /// Checks everything: every checksum, the table's order, the records' order and
+    /// buckets, the overflow entries, and the header's totals.
+    pub fn verify(&self, progress: &dyn Progress) -> Result<VerifyReport, IndexError> {
+        let h = &self.header;
+        let bytes = self.storage.bytes();
+        let section = |(off, len): (u64, u64)| &bytes[off as usize..(off + len) as usize];
+        let corrupt = |m: String| Err(IndexError::Corrupt(m));
+        if xxh3_64(section(h.table_at)) != h.table_sum {
+            return corrupt("bucket table checksum mismatch".into());
+        }
+        if xxh3_64(section(h.overflow_at)) != h.overflow_sum {
+            return corrupt("overflow section checksum mismatch".into());
+        }
+        let blocks = section(h.blocks_at);
+        if xxh3_64(blocks) != h.blocks_sum {
+            return corrupt("block checksums section checksum mismatch".into());
+        }
+        progress.set_total(h.records_at.1 * 2);
+        let records = section(h.records_at);
+        for (i, chunk) in records.chunks(BLOCK_SIZE as usize).enumerate() {
+            let want = u64::from_le_bytes(blocks[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+            if xxh3_64(chunk) != want {
+                let start = i as u64 * BLOCK_SIZE;
+                return corrupt(format!(
+                    "records block {i} (record bytes {start} to {}) checksum mismatch",
+                    start + chunk.len() as u64
+                ));
+            }
+            progress.advance(chunk.len() as u64);
+        }
+        // The table.
+        let p = &self.params;
+        let mut prev = 0u64;
+        for k in 0..=p.buckets() {
+            let s = self.start(k)?;
+            if s < prev || s > h.records {
+                return corrupt(format!("bucket table is not in order at bucket {k}"));
+            }
+            if k.is_multiple_of(1 << GROUP_BITS) {
+                let at = self.offsets_off + k as usize * 4;
+                if bytes[at..at + 4] != [0; 4] {
+                    return corrupt(format!("bucket table group base mismatch at bucket {k}"));
+                }
+            }
+            prev = s;
+        }
+        // Records in order, counts, overflow.
+        let sat = p.saturated();
+        let mut saturated = 0u64;
+        let mut max = 0u64;
+        let mut total = 0u64;
+        let mut last: Option<Wide> = None;
+        let mut bucket = 0u64;
+        let mut bucket_end = self.start(1)?;
+        let mut next_overflow = 0u64;
+        let step = (h.records / 256).max(1);
+        for i in 0..h.records {
+            while i >= bucket_end {
+                bucket += 1;
+                bucket_end = self.start(bucket + 1)?;
+                last = None;
+            }
+            let (key, field) = p.unpack(self.record(i));
+            if last.is_some_and(|l| l >= key) {
+                return corrupt(format!("record {i} is out of order"));
+            }
+            last = Some(key);
+            let count = match field {
+                0 => return corrupt(format!("record {i} has count 0")),
+                f if f < sat => f,
+                _ => {
+                    saturated += 1;
+                    if next_overflow >= h.overflow_entries {
+                        return corrupt(format!("record {i} has no overflow entry"));
+                    }
+                    let (idx, count) = self.overflow_entry(next_overflow);
+                    if idx != i || count < sat {
+                        return corrupt(format!(
+                            "overflow entry {next_overflow} does not match record {i}"
+                        ));
+                    }
+                    next_overflow += 1;
+                    count
+                }
+            };
+            max = max.max(count);
+            total = total.saturating_add(count);
+            if i % step == 0 {
+                progress.advance(step * p.record_size as u64);
+            }
+        }
+        if saturated != h.overflow_entries {
+            return corrupt("overflow entries without a saturated record".into());
+        }
+        if max != h.max_count || total != h.total_count {
+            return corrupt("header totals do not match the records".into());
+        }
+        Ok(VerifyReport {
+            records: h.records,
+            blocks: records.len().div_ceil(BLOCK_SIZE as usize) as u64,
+        })
+    }
+
+    /// Asks the operating system to drop the index from its page cache (for cold-lookup
+    /// benchmarks). Best effort; returns whether the request was made.
+    pub fn evict_from_cache(path: &Path) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            if let Ok(f) = File::open(path) {
+                #[allow(unsafe_code)]
+                // SAFETY: posix_fadvise only advises the kernel about the descriptor's
+                // pages; it reads and writes no memory of ours.
+                let r =
+                    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+                return r == 0;
+            }
+            false
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = path;
+            false
+        }
+    }
+}
+
+/// Asks the processor to start loading the cache lines of `bytes` (a hint: nothing is
+/// read, and nothing happens on targets without a prefetch instruction).
+#[inline(always)]
+fn prefetch_range(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let mut at = 0;
+        while at < bytes.len() {
+            // SAFETY: prefetching is a hint that never faults; the address is inside
+            // `bytes` anyway.
+            #[allow(unsafe_code)]
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(bytes.as_ptr().add(at).cast());
+            }
+            at += 64;
+        }
+        // The last byte's line, when the range does not start on a line boundary.
+        if let Some(last) = bytes.len().checked_sub(1) {
+            #[allow(unsafe_code)]
+            // SAFETY: as above.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(bytes.as_ptr().add(last).cast());
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
+}

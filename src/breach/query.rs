@@ -1,0 +1,215 @@
+//! Streams of hashes or passwords answered from an index or the embedded list, one
+//! answer per input line, in order.
+
+use super::format::Wide;
+use super::index::{Index, IndexError};
+use super::{HashKind, common};
+use std::io::{self, Read, Write};
+
+/// What a line is checked against.
+#[derive(Clone, Copy)]
+pub enum Source<'a> {
+    /// A breach index: answers are counts.
+    Index(&'a Index),
+    /// The embedded list of common passwords: answers are ranks (passwords only).
+    Common,
+}
+
+/// What is wrong with one input line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineProblem {
+    /// A hash of the wrong length.
+    #[error("hash is {found} characters, expected {expected} hex digits ({kind})")]
+    HashLength {
+        /// Found.
+        found: usize,
+        /// Expected.
+        expected: usize,
+        /// The index's kind.
+        kind: &'static str,
+    },
+    /// A non-hex character.
+    #[error("hash has a character that is not a hex digit")]
+    NotHex,
+    /// A password NTLM cannot hash.
+    #[error("password is not valid UTF-8 (NTLM hashes text as UTF-16)")]
+    NotUtf8,
+}
+
+/// Why a query stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// A bad line (the output of earlier lines has been written).
+    #[error("line {line}: {problem}")]
+    Line {
+        /// Its number, from 1.
+        line: u64,
+        /// What is wrong.
+        problem: LineProblem,
+    },
+    /// Reading failed.
+    #[error("cannot read input")]
+    Read(#[source] io::Error),
+    /// Writing failed.
+    #[error("cannot write output")]
+    Write(#[source] io::Error),
+    /// The index is damaged.
+    #[error("{0}")]
+    Index(#[from] IndexError),
+}
+
+/// What a query did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Lines answered.
+    pub lines: u64,
+    /// Lines found (count or rank above 0).
+    pub found: u64,
+}
+
+/// The input kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// Hex hashes; answers are `HASH:COUNT` in upper case.
+    Hashes,
+    /// Passwords (the bytes of each line, nothing trimmed); answers are one number per
+    /// line.
+    Passwords,
+}
+
+const CHUNK: usize = 1 << 20;
+const BATCH: usize = 1024;
+
+/// Answers every line of `input`, in order. Stops at the first bad line after writing
+/// and flushing the answers before it.
+pub fn run(
+    source: Source<'_>,
+    input: Input,
+    reader: &mut dyn Read,
+    output: &mut dyn Write,
+) -> Result<Summary, QueryError> {
+    let mut buf = vec![0u8; CHUNK * 2];
+    let mut len = 0;
+    let mut eof = false;
+    let mut out: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
+    let mut summary = Summary::default();
+    let mut hashes: Vec<Wide> = Vec::with_capacity(BATCH);
+    let mut counts: Vec<u64> = vec![0; BATCH];
+    let mut pending: Option<QueryError> = None;
+    while !eof {
+        if buf.len() - len < CHUNK {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = loop {
+            match reader.read(&mut buf[len..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(QueryError::Read(e)),
+            }
+        };
+        len += n;
+        eof = n == 0;
+        let complete = if eof {
+            len
+        } else {
+            match memchr::memrchr(b'\n', &buf[..len]) {
+                Some(p) => p + 1,
+                None => continue,
+            }
+        };
+        let tail = (eof && complete > 0 && buf[complete - 1] != b'\n').then_some(complete);
+        let mut pos = 0;
+        let mut lines: Vec<(usize, usize)> = Vec::with_capacity(BATCH);
+        let mut ends = crate::streams::newlines(&buf[..complete])
+            .chain(tail)
+            .peekable();
+        while ends.peek().is_some() && pending.is_none() {
+            lines.clear();
+            hashes.clear();
+            for end in ends.by_ref().take(BATCH) {
+                let mut line = &buf[pos..end];
+                if let [rest @ .., b'\r'] = line {
+                    line = rest;
+                }
+                lines.push((pos, pos + line.len()));
+                pos = end + 1;
+                let parsed = parse_line(source, input, line);
+                match parsed {
+                    Ok(h) => hashes.push(h),
+                    Err(problem) => {
+                        pending = Some(QueryError::Line {
+                            line: summary.lines + lines.len() as u64,
+                            problem,
+                        });
+                        lines.pop();
+                        break;
+                    }
+                }
+            }
+            let counts = &mut counts[..hashes.len()];
+            match source {
+                Source::Index(index) => index.lookup_many(&hashes, counts)?,
+                Source::Common => {
+                    for ((c, _), &(s, e)) in counts.iter_mut().zip(&hashes).zip(&lines) {
+                        *c = u64::from(common::rank(&buf[s..e]).unwrap_or(0));
+                    }
+                }
+            }
+            let kind = match source {
+                Source::Index(index) => index.kind(),
+                Source::Common => HashKind::Sha1,
+            };
+            let mut num = itoa::Buffer::new();
+            for (h, &c) in hashes.iter().zip(counts.iter()) {
+                if input == Input::Hashes {
+                    let mut hex = [0u8; 40];
+                    kind.write_hex(h, &mut hex);
+                    out.extend_from_slice(&hex[..kind.hex_len()]);
+                    out.push(b':');
+                }
+                out.extend_from_slice(num.format(c).as_bytes());
+                out.push(b'\n');
+                summary.found += u64::from(c > 0);
+            }
+            summary.lines += hashes.len() as u64;
+            if out.len() >= CHUNK {
+                output.write_all(&out).map_err(QueryError::Write)?;
+                out.clear();
+            }
+        }
+        if let Some(e) = pending {
+            output.write_all(&out).map_err(QueryError::Write)?;
+            output.flush().map_err(QueryError::Write)?;
+            return Err(e);
+        }
+        buf.copy_within(complete..len, 0);
+        len -= complete;
+    }
+    output.write_all(&out).map_err(QueryError::Write)?;
+    output.flush().map_err(QueryError::Write)?;
+    Ok(summary)
+}
+
+/// The hash a line stands for (for the embedded list, any value: it looks passwords up
+/// by their bytes).
+#[inline]
+fn parse_line(source: Source<'_>, input: Input, line: &[u8]) -> Result<Wide, LineProblem> {
+    match (source, input) {
+        (Source::Common, _) => Ok(Wide::default()),
+        (Source::Index(index), Input::Passwords) => index
+            .kind()
+            .hash_password(line)
+            .map_err(|_| LineProblem::NotUtf8),
+        (Source::Index(index), Input::Hashes) => {
+            let kind = index.kind();
+            if line.len() != kind.hex_len() {
+                return Err(LineProblem::HashLength {
+                    found: line.len(),
+                    expected: kind.hex_len(),
+                    kind: kind.name(),
+                });
+            }
+            kind.parse_hex(line).ok_or(LineProblem::NotHex)
+        }
+    }
+}

@@ -1,0 +1,495 @@
+//! Tests of the breach index against a simple reference (a sorted map).
+
+use super::build::{self, BuildError, LineProblem, Options, Source};
+use super::format::{Params, Wide};
+use super::index::{Index, IndexError};
+use super::query::{self, Input};
+use super::{HashKind, common};
+use crate::progress::NoProgress;
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use std::io::{Read, Seek};
+
+/// Builds an index from dump text, in memory.
+pub(crate) fn build_bytes(dump: &[u8], kind: Option<HashKind>) -> Result<Vec<u8>, BuildError> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut out = tempfile::tempfile_in(dir.path()).unwrap();
+    let mut reader = dump;
+    build::build(
+        Source::Stream {
+            reader: &mut reader,
+            name: "dump".into(),
+            size: None,
+        },
+        &mut out,
+        Options { kind },
+        dir.path(),
+        &NoProgress,
+    )?;
+    out.rewind().unwrap();
+    let mut bytes = Vec::new();
+    out.read_to_end(&mut bytes).unwrap();
+    Ok(bytes)
+}
+
+fn hex(kind: HashKind, h: &Wide) -> String {
+    let mut out = vec![0u8; kind.hex_len()];
+    kind.write_hex(h, &mut out);
+    String::from_utf8(out).unwrap()
+}
+
+fn dump_text(kind: HashKind, records: &BTreeMap<Vec<u8>, u64>) -> String {
+    records
+        .iter()
+        .map(|(h, c)| format!("{}:{c}\n", hex(kind, &Wide::from_be_prefix(h))))
+        .collect()
+}
+
+/// Every record, and probes around them, against the reference.
+fn check_against_reference(kind: HashKind, records: &BTreeMap<Vec<u8>, u64>, bytes: Vec<u8>) {
+    let index = Index::from_bytes(bytes).unwrap();
+    assert_eq!(index.header().records, records.len() as u64);
+    let mut probes: Vec<Vec<u8>> = Vec::new();
+    for h in records.keys() {
+        probes.push(h.clone());
+        // Neighbours: one more and one less in the last byte, and in the first.
+        for (pos, delta) in [
+            (kind.len() - 1, 1i16),
+            (kind.len() - 1, -1),
+            (0, 1),
+            (0, -1),
+        ] {
+            let mut p = h.clone();
+            p[pos] = (i16::from(p[pos]) + delta).rem_euclid(256) as u8;
+            probes.push(p);
+        }
+    }
+    probes.push(vec![0; kind.len()]);
+    probes.push(vec![0xff; kind.len()]);
+    let hashes: Vec<Wide> = probes.iter().map(|p| Wide::from_be_prefix(p)).collect();
+    let mut counts = vec![0; hashes.len()];
+    index.lookup_many(&hashes, &mut counts).unwrap();
+    for ((p, h), c) in probes.iter().zip(&hashes).zip(&counts) {
+        let want = records.get(p).copied().unwrap_or(0);
+        assert_eq!(index.lookup(h).unwrap(), want, "{}", hex(kind, h));
+        assert_eq!(*c, want, "batch {}", hex(kind, h));
+    }
+    // The whole index reads back as the reference.
+    let back: Vec<(Vec<u8>, u64)> = index
+        .iter()
+        .map(|r| {
+            let (h, c) = r.unwrap();
+            (h.to_be_bytes()[..kind.len()].to_vec(), c)
+        })
+        .collect();
+    let want: Vec<(Vec<u8>, u64)> = records.iter().map(|(h, c)| (h.clone(), *c)).collect();
+    assert_eq!(back, want);
+    index.verify(&NoProgress).unwrap();
+}
+
+fn counts_strategy() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        1u64..5,
+        1u64..100_000,
+        // Around every possible saturation point of the count field.
+        (12u32..=19).prop_flat_map(|c| ((1u64 << c) - 2)..=((1u64 << c) + 1)),
+        Just(u64::MAX),
+        Just(42_000_000u64),
+    ]
+}
+
+/// Hashes that cluster: many share leading bytes (single-record buckets, full buckets,
+/// long runs of empty buckets).
+fn hash_strategy(len: usize) -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        proptest::collection::vec(any::<u8>(), len),
+        (any::<u8>(), proptest::collection::vec(any::<u8>(), len - 1)).prop_map(|(a, mut rest)| {
+            rest.insert(0, a & 0x0f);
+            rest
+        }),
+        Just(vec![0u8; len]),
+        Just(vec![0xffu8; len]),
+        proptest::collection::vec(any::<u8>(), len).prop_map(|mut v| {
+            v[..3].copy_from_slice(&[0xab, 0xcd, 0xef]);
+            v
+        }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn lookups_match_a_sorted_map(
+        ntlm in any::<bool>(),
+        entries in proptest::collection::vec((hash_strategy(20), counts_strategy()), 0..400),
+    ) {
+        let kind = if ntlm { HashKind::Ntlm } else { HashKind::Sha1 };
+        let records: BTreeMap<Vec<u8>, u64> =
+            entries.into_iter().map(|(h, c)| (h[..kind.len()].to_vec(), c)).collect();
+        let dump = dump_text(kind, &records);
+        match build_bytes(dump.as_bytes(), None) {
+            Ok(bytes) => check_against_reference(kind, &records, bytes),
+            Err(BuildError::Empty) => prop_assert!(records.is_empty()),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// The reader never panics on damaged files, and never answers from a file whose
+    /// header check fails.
+    #[test]
+    fn damaged_indexes_never_panic(flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8), cut in any::<prop::sample::Index>()) {
+        let mut records = BTreeMap::new();
+        for i in 0u32..300 {
+            let h = crate::breach::HashKind::Sha1.hash_password(&i.to_le_bytes()).unwrap();
+            records.insert(h.to_be_bytes()[..20].to_vec(), u64::from(i) * 977 + 1);
+        }
+        let good = build_bytes(dump_text(HashKind::Sha1, &records).as_bytes(), None).unwrap();
+        let mut bad = good.clone();
+        for (at, x) in &flips {
+            let i = at.index(bad.len());
+            bad[i] ^= x | 1;
+        }
+        probe_damaged(bad);
+        let mut cut_file = good.clone();
+        cut_file.truncate(cut.index(good.len()));
+        prop_assert!(Index::from_bytes(cut_file).is_err());
+    }
+}
+
+fn probe_damaged(bytes: Vec<u8>) {
+    if let Ok(index) = Index::from_bytes(bytes) {
+        for i in 0u32..50 {
+            let h = HashKind::Sha1.hash_password(&i.to_le_bytes()).unwrap();
+            let _ = index.lookup(&h);
+        }
+        let _ = index.verify(&NoProgress);
+        let _ = index.iter().take(1000).count();
+    }
+}
+
+/// A dump of random SHA-1 hashes, sorted, with the given counts.
+fn random_dump(n: usize, seed: u64) -> BTreeMap<Vec<u8>, u64> {
+    let mut x = seed | 1;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut m = BTreeMap::new();
+    while m.len() < n {
+        let mut h = Vec::with_capacity(20);
+        for _ in 0..3 {
+            h.extend_from_slice(&next().to_be_bytes());
+        }
+        h.truncate(20);
+        // Mostly small counts; one in a hundred past any count field's range.
+        let r = next();
+        let c = if r % 100 == 0 {
+            (1 << 20) + r % 1000
+        } else {
+            1 + r % 5000
+        };
+        m.insert(h, c);
+    }
+    m
+}
+
+#[test]
+fn estimated_parameters_past_the_first_records() {
+    let records = random_dump(150_000, 7);
+    let bytes = build_bytes(dump_text(HashKind::Sha1, &records).as_bytes(), None).unwrap();
+    let index = Index::from_bytes(bytes.clone()).unwrap();
+    // 150,000 records: about 2^17.2, so 11 table bits.
+    assert_eq!(index.header().params, Params::new(HashKind::Sha1, 11));
+    assert!(
+        index.header().overflow_entries > 1000,
+        "counts past 2^20 overflow 19 bits"
+    );
+    check_against_reference(HashKind::Sha1, &records, bytes);
+}
+
+#[test]
+fn the_same_dump_gives_the_same_bytes_from_every_layout() {
+    let records = random_dump(70_000, 3);
+    let text = dump_text(HashKind::Sha1, &records);
+    let a = build_bytes(text.as_bytes(), None).unwrap();
+    let b = build_bytes(text.as_bytes(), Some(HashKind::Sha1)).unwrap();
+    assert_eq!(a, b);
+    // CRLF, lower case and byte order marks give the same index.
+    let crlf: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let bom = if i % 1000 == 0 { "\u{feff}" } else { "" };
+            format!("{bom}{}\r\n", l.to_ascii_lowercase())
+        })
+        .collect();
+    assert_eq!(build_bytes(crlf.as_bytes(), None).unwrap(), a);
+    // No final newline.
+    assert_eq!(build_bytes(text.trim_end().as_bytes(), None).unwrap(), a);
+    // The per-prefix directory layout.
+    let dir = tempfile::tempdir().unwrap();
+    let mut ranges: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for line in text.lines() {
+        ranges
+            .entry(line[..5].to_string())
+            .or_default()
+            .push(line[5..].to_string());
+    }
+    for (prefix, lines) in &ranges {
+        let body = lines.join("\r\n");
+        let bom = if prefix.ends_with('0') {
+            "\u{feff}"
+        } else {
+            ""
+        };
+        std::fs::write(
+            dir.path().join(format!("{prefix}.txt")),
+            format!("{bom}{body}"),
+        )
+        .unwrap();
+    }
+    // An empty range file, as the downloader writes for empty prefixes.
+    let empty_prefix = (0..1u32 << 20)
+        .map(|p| format!("{p:05X}"))
+        .find(|p| !ranges.contains_key(p))
+        .unwrap();
+    std::fs::write(dir.path().join(format!("{empty_prefix}.txt")), "").unwrap();
+    let mut out = tempfile::tempfile().unwrap();
+    build::build(
+        Source::Directory(dir.path().to_path_buf()),
+        &mut out,
+        Options::default(),
+        dir.path(),
+        &NoProgress,
+    )
+    .unwrap();
+    out.rewind().unwrap();
+    let mut c = Vec::new();
+    out.read_to_end(&mut c).unwrap();
+    assert_eq!(c, a);
+}
+
+fn line_error(dump: &str) -> (u64, LineProblem) {
+    match build_bytes(dump.as_bytes(), None) {
+        Err(BuildError::Line { line, problem, .. }) => (line, problem),
+        other => panic!("expected a line error, got {other:?}"),
+    }
+}
+
+const A: &str = "0000000000000000000000000000000000000001";
+const B: &str = "0000000000000000000000000000000000000002";
+const N: &str = "00000000000000000000000000000003";
+
+#[test]
+fn bad_dumps_name_the_line() {
+    assert!(matches!(
+        line_error(&format!("{B}:1\n{A}:1\n")),
+        (2, LineProblem::Unsorted { previous: 1 })
+    ));
+    assert!(matches!(
+        line_error(&format!("{A}:1\n{A}:5\n")),
+        (2, LineProblem::Duplicate { previous: 1 })
+    ));
+    assert!(matches!(
+        line_error(&format!("{A}:1\n{N}:1\n")),
+        (2, LineProblem::MixedKinds { .. })
+    ));
+    assert!(matches!(
+        line_error(&format!("{A}:1\n{A}1:1\n")),
+        (2, LineProblem::HashLength { found: 41, .. })
+    ));
+    assert!(matches!(
+        line_error(&format!("{A}:1\n{}:1\n", B.replace('2', "g"))),
+        (2, LineProblem::NotHex)
+    ));
+    assert!(matches!(
+        line_error(&format!("{A}:1\n{B}\n")),
+        (2, LineProblem::NoColon)
+    ));
+    assert!(matches!(
+        line_error(&format!("{A}:1\n\n{B}:1\n")),
+        (2, LineProblem::Empty)
+    ));
+    assert!(matches!(
+        line_error(&format!("{A}:18446744073709551616\n")),
+        (1, LineProblem::CountOverflow)
+    ));
+    assert!(matches!(
+        line_error(&format!("{A}:-1\n")),
+        (1, LineProblem::CountNotNumber)
+    ));
+    assert!(matches!(
+        line_error(&format!("{A}:\n")),
+        (1, LineProblem::CountNotNumber)
+    ));
+    assert!(matches!(
+        line_error(&format!("{A}: 1\n")),
+        (1, LineProblem::CountNotNumber)
+    ));
+    assert!(matches!(build_bytes(b"", None), Err(BuildError::Empty)));
+    // Counts of zero are padding: skipped.
+    let bytes = build_bytes(format!("{A}:0\n{B}:7\n").as_bytes(), None).unwrap();
+    let index = Index::from_bytes(bytes).unwrap();
+    assert_eq!(index.header().records, 1);
+    // The largest count is kept exactly.
+    let bytes = build_bytes(format!("{A}:18446744073709551615\n").as_bytes(), None).unwrap();
+    let index = Index::from_bytes(bytes).unwrap();
+    assert_eq!(
+        index
+            .lookup(&HashKind::Sha1.parse_hex(A.as_bytes()).unwrap())
+            .unwrap(),
+        u64::MAX
+    );
+}
+
+#[test]
+fn the_first_and_last_record_of_every_bucket_are_found() {
+    // Dense enough that every bucket has records; probe exactly the bucket edges.
+    let records = random_dump(20_000, 11);
+    let bytes = build_bytes(dump_text(HashKind::Sha1, &records).as_bytes(), None).unwrap();
+    let index = Index::from_bytes(bytes).unwrap();
+    let p = index.header().params;
+    let mut last_bucket = u64::MAX;
+    let mut prev: Option<&Vec<u8>> = None;
+    for h in records.keys() {
+        let w = Wide::from_be_prefix(h);
+        let b = p.bucket(&w);
+        if b != last_bucket {
+            assert_eq!(index.lookup(&w).unwrap(), records[h], "first of bucket {b}");
+            if let Some(prev) = prev {
+                let pw = Wide::from_be_prefix(prev);
+                assert_eq!(
+                    index.lookup(&pw).unwrap(),
+                    records[prev],
+                    "last of bucket {last_bucket}"
+                );
+            }
+            last_bucket = b;
+        }
+        prev = Some(h);
+    }
+}
+
+#[test]
+fn header_damage_is_a_clear_error() {
+    let bytes = build_bytes(format!("{A}:1\n{B}:2\n").as_bytes(), None).unwrap();
+    let mut wrong_magic = bytes.clone();
+    wrong_magic[0] = b'X';
+    assert!(matches!(
+        Index::from_bytes(wrong_magic),
+        Err(IndexError::Header(super::format::HeaderError::Magic))
+    ));
+    let mut newer = bytes.clone();
+    newer[8] = 2;
+    assert!(matches!(
+        Index::from_bytes(newer),
+        Err(IndexError::Header(super::format::HeaderError::Newer(2)))
+    ));
+    let mut flipped = bytes.clone();
+    flipped[30] ^= 1;
+    assert!(matches!(
+        Index::from_bytes(flipped),
+        Err(IndexError::Header(super::format::HeaderError::Checksum))
+    ));
+    let mut cut = bytes.clone();
+    cut.truncate(bytes.len() - 1);
+    assert!(matches!(
+        Index::from_bytes(cut),
+        Err(IndexError::Header(
+            super::format::HeaderError::Truncated { .. }
+        ))
+    ));
+    assert!(Index::from_bytes(b"hello".to_vec()).is_err());
+    // Damage past the header is found by verify.
+    let records = random_dump(5_000, 5);
+    let good = build_bytes(dump_text(HashKind::Sha1, &records).as_bytes(), None).unwrap();
+    let mut bad = good.clone();
+    bad[4096 + 100] ^= 0x40;
+    let index = Index::from_bytes(bad).unwrap();
+    let err = index.verify(&NoProgress).unwrap_err().to_string();
+    assert!(err.contains("records block 0"), "{err}");
+}
+
+#[test]
+fn queries_of_hashes_and_passwords() {
+    let pw = ["password", "123456", "hunter2"];
+    let mut records = BTreeMap::new();
+    for (i, p) in pw.iter().enumerate() {
+        let h = HashKind::Sha1.hash_password(p.as_bytes()).unwrap();
+        records.insert(h.to_be_bytes()[..20].to_vec(), 10u64.pow(i as u32 + 2));
+    }
+    let bytes = build_bytes(dump_text(HashKind::Sha1, &records).as_bytes(), None).unwrap();
+    let index = Index::from_bytes(bytes).unwrap();
+    let mut out = Vec::new();
+    let s = query::run(
+        query::Source::Index(&index),
+        Input::Passwords,
+        &mut &b"password\nnope\r\n123456"[..],
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), "100\n0\n1000\n");
+    assert_eq!((s.lines, s.found), (3, 2));
+    let mut out = Vec::new();
+    let q = b"5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8\n0000000000000000000000000000000000000000\n";
+    query::run(
+        query::Source::Index(&index),
+        Input::Hashes,
+        &mut &q[..],
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:100\n0000000000000000000000000000000000000000:0\n"
+    );
+    // A bad line stops after the earlier answers.
+    let mut out = Vec::new();
+    let err = query::run(
+        query::Source::Index(&index),
+        Input::Hashes,
+        &mut &b"5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8\nxyz\n"[..],
+        &mut out,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "line 2: hash is 3 characters, expected 40 hex digits (SHA-1)"
+    );
+    assert_eq!(out.len(), 45);
+    // The embedded list answers ranks.
+    let mut out = Vec::new();
+    query::run(
+        query::Source::Common,
+        Input::Passwords,
+        &mut &b"password\nzzzzzzzz-not-common\n"[..],
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), "2\n0\n");
+    assert_eq!(common::rank(b"123456"), Some(1));
+}
+
+/// Known values: SHA-1("password") and NTLM("password") as in the HIBP data.
+#[test]
+fn password_hashes() {
+    let s = HashKind::Sha1.hash_password(b"password").unwrap();
+    assert_eq!(
+        hex(HashKind::Sha1, &s),
+        "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8"
+    );
+    let n = HashKind::Ntlm.hash_password(b"password").unwrap();
+    assert_eq!(hex(HashKind::Ntlm, &n), "8846F7EAEE8FB117AD06BDD830B7586C");
+    // NTLM of a non-ASCII password hashes its UTF-16LE form.
+    let n = HashKind::Ntlm.hash_password("pässword".as_bytes()).unwrap();
+    assert_eq!(hex(HashKind::Ntlm, &n), "F1B094F25BBDCB6FDBAA6CC8B43F0C44");
+    assert!(HashKind::Ntlm.hash_password(b"\xff\xfe").is_err());
+    assert!(HashKind::Sha1.hash_password(b"\xff\xfe").is_ok());
+    assert_eq!(
+        HashKind::Sha1.parse_hex(b"5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8"),
+        Some(s)
+    );
+}

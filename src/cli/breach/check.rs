@@ -1,0 +1,142 @@
+//! `veilkit breach check`: passwords typed at a hidden prompt.
+
+use super::super::generate::{EXIT_LOOKUP, ManExtra};
+use super::super::report::Interrupted;
+use super::super::{Global, Status, signals};
+use crate::breach::common;
+use crate::breach::index::Index;
+use anyhow::Context;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use zeroize::Zeroizing;
+
+/// One line for the command list.
+pub const ABOUT: &str = "Check passwords typed at a hidden prompt";
+
+/// The description in `--help` and the man page.
+pub const LONG_ABOUT: &str = "Check passwords interactively: each is typed at a hidden prompt on \
+the terminal and answered at once with \"found N times\" or \"not found\", until end of input \
+(Ctrl-D). Passwords never appear on the screen, in the shell history or in the process list.
+
+Without -i, passwords are checked against the 30,000 most common passwords compiled into \
+veilkit, and the answer gives the password's rank in that list (also ignoring case). With -i, \
+against a full index built by `veilkit breach build`.
+
+When standard input is not a terminal, each of its lines is checked as a password, without a \
+prompt.";
+
+/// Extra man page sections.
+pub const MAN: ManExtra = ManExtra {
+    exit_status: EXIT_LOOKUP,
+    uses_keys: false,
+    environment: &[],
+    examples: &[
+        (
+            "Against the embedded list of common passwords",
+            "veilkit breach check",
+        ),
+        (
+            "Against the full breach data",
+            "veilkit breach check -i hibp.idx",
+        ),
+    ],
+};
+
+/// Arguments of `veilkit breach check`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+pub struct Args {
+    /// The index [default: the embedded list of common passwords].
+    #[arg(short, long, value_name = "INDEX")]
+    pub index: Option<PathBuf>,
+}
+
+/// The answer for one password.
+fn answer(index: Option<&Index>, password: &[u8]) -> anyhow::Result<(bool, String)> {
+    match index {
+        Some(index) => {
+            let hash = index
+                .kind()
+                .hash_password(password)
+                .map_err(|e| anyhow::anyhow!("password {e}"))?;
+            let count = index.lookup(&hash)?;
+            Ok(match count {
+                0 => (false, "not found".to_string()),
+                1 => (true, "found 1 time".to_string()),
+                n => (true, format!("found {n} times")),
+            })
+        }
+        None => Ok(
+            match (common::rank(password), common::rank_ignoring_case(password)) {
+                (Some(r), _) => (
+                    true,
+                    format!(
+                        "found: rank {r} of the {} most common passwords",
+                        common::SIZE
+                    ),
+                ),
+                (None, Some(r)) => (
+                    true,
+                    format!(
+                        "found ignoring case: rank {r} of the {} most common passwords",
+                        common::SIZE
+                    ),
+                ),
+                (None, None) => (
+                    false,
+                    format!(
+                        "not found among the {} most common passwords (check a full index with -i)",
+                        common::SIZE
+                    ),
+                ),
+            },
+        ),
+    }
+}
+
+/// Runs `veilkit breach check`.
+pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
+    let index = args.index.as_deref().map(super::open_index).transpose()?;
+    let mut out = super::super::output::stdout_text();
+    let mut found_any = false;
+    if std::io::stdin().is_terminal() {
+        loop {
+            // Keep the terminal's settings so that a signal during the prompt puts
+            // echo back (the prompt turns it off).
+            signals::save_tty(0);
+            let read = rpassword::prompt_password("Password (hidden; Ctrl-D to end): ");
+            signals::restore_tty();
+            let password = match read {
+                Ok(p) => Zeroizing::new(p),
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    return Err(anyhow::Error::new(Interrupted));
+                }
+                Err(e) => return Err(anyhow::Error::new(e).context("terminal")),
+            };
+            if password.is_empty() {
+                continue;
+            }
+            let (found, text) = answer(index.as_ref(), password.as_bytes())?;
+            found_any |= found;
+            writeln!(out, "{text}").context("stdout")?;
+            out.flush().context("stdout")?;
+        }
+    } else {
+        let stdin = std::io::stdin();
+        let mut lines = crate::streams::Lines::new(stdin.lock());
+        while let Some((n, line)) = lines.next_line().context("stdin")? {
+            let line = Zeroizing::new(line.to_vec());
+            let (found, text) =
+                answer(index.as_ref(), &line).with_context(|| format!("stdin: line {n}"))?;
+            found_any |= found;
+            writeln!(out, "{text}").context("stdout")?;
+        }
+        out.flush().context("stdout")?;
+    }
+    Ok(if found_any {
+        Status::Success
+    } else {
+        Status::NotFound
+    })
+}

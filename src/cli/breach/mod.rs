@@ -1,0 +1,90 @@
+//! `veilkit breach`: the Pwned Passwords index.
+
+pub mod build;
+pub mod check;
+pub mod info;
+pub mod query;
+pub mod verify;
+
+use super::generate::{EXIT_PLAIN, ManExtra};
+use super::{Global, Status};
+use clap::Subcommand;
+
+/// One line for the command list.
+pub const ABOUT: &str =
+    "Build a Pwned Passwords index once, then check hashes and passwords in microseconds";
+
+/// The description in `--help` and the man page.
+pub const LONG_ABOUT: &str =
+    "Build the Have I Been Pwned \"Pwned Passwords\" dump (SHA-1 or NTLM, \
+`HASH:COUNT` lines, about 2 billion of them) into a compact memory-mapped index once, then \
+look hashes and passwords up in microseconds, in batch or interactively.
+
+Without an index, `query --passwords` and `check` use the 30,000 most common passwords \
+compiled into veilkit, so a fresh install is useful at once:
+
+  echo password | veilkit breach query --passwords";
+
+/// Extra man page sections.
+pub const MAN: ManExtra = ManExtra {
+    exit_status: EXIT_PLAIN,
+    uses_keys: false,
+    environment: &[],
+    examples: &[
+        (
+            "Is a password among the most common?",
+            "echo password | veilkit breach query --passwords",
+        ),
+        (
+            "Build the index from the downloader's file",
+            "veilkit breach build pwnedpasswords.txt -o hibp.idx",
+        ),
+        (
+            "Check passwords interactively against it",
+            "veilkit breach check -i hibp.idx",
+        ),
+    ],
+};
+
+/// Arguments of `veilkit breach`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::generate::examples_help(&MAN))]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The breach subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    #[command(about = build::ABOUT, long_about = build::LONG_ABOUT)]
+    Build(build::Args),
+    #[command(about = query::ABOUT, long_about = query::LONG_ABOUT)]
+    Query(query::Args),
+    #[command(about = check::ABOUT, long_about = check::LONG_ABOUT)]
+    Check(check::Args),
+    #[command(about = info::ABOUT, long_about = info::LONG_ABOUT)]
+    Info(info::Args),
+    #[command(about = verify::ABOUT, long_about = verify::LONG_ABOUT)]
+    Verify(verify::Args),
+}
+
+/// Runs `veilkit breach ...`.
+pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
+    match &args.command {
+        Command::Build(a) => build::run(a, global),
+        Command::Query(a) => query::run(a, global),
+        Command::Check(a) => check::run(a, global),
+        Command::Info(a) => info::run(a, global),
+        Command::Verify(a) => verify::run(a, global),
+    }
+}
+
+/// Opens an index with its path as the error's context.
+pub fn open_index(path: &std::path::Path) -> anyhow::Result<crate::breach::index::Index> {
+    use super::report::HintExt;
+    use anyhow::Context;
+    crate::breach::index::Index::open(path)
+        .with_context(|| path.display().to_string())
+        .hint("build an index with `veilkit breach build DUMP -o INDEX`; `veilkit breach verify INDEX` checks one")
+}

@@ -1,0 +1,124 @@
+//! `veilkit breach query`: hashes or passwords from stdin (or hashes as arguments).
+
+use super::super::generate::{EXIT_LOOKUP, ManExtra};
+use super::super::{Global, Status};
+use crate::breach::query::{self, Input, QueryError, Source};
+use anyhow::Context;
+use std::io::Read;
+use std::path::PathBuf;
+
+/// One line for the command list.
+pub const ABOUT: &str = "Look up hashes (arguments or stdin) or passwords (stdin) in an index";
+
+/// The description in `--help` and the man page.
+pub const LONG_ABOUT: &str = "Look up hashes or passwords, one answer per input line, in order.
+
+Hashes come as arguments or one per line on standard input (40 hex digits for a SHA-1 index, \
+32 for NTLM, either case); each answer is `HASH:COUNT` in upper case, with count 0 when \
+absent. A hash of a weak password on a command line is as sensitive as the password itself \
+(shell history, the process list): prefer standard input.
+
+With --passwords, each line of standard input is a password (its exact bytes without the \
+line end; nothing is trimmed), hashed with SHA-1 or, for an NTLM index, MD4 of its UTF-16LE \
+form (a line that is not UTF-8 is then an error). The answer is one count per line, so the \
+output lines up with the input; passwords are never printed. Without -i, --passwords uses the \
+embedded list of the 30,000 most common passwords and each answer is the password's rank \
+in it (1 = most common, 0 = not in the list).
+
+A bad line stops the run after the answers before it have been written.";
+
+/// Extra man page sections.
+pub const MAN: ManExtra = ManExtra {
+    exit_status: EXIT_LOOKUP,
+    uses_keys: false,
+    environment: &[],
+    examples: &[
+        (
+            "Rank of a password among the most common",
+            "echo password | veilkit breach query --passwords",
+        ),
+        (
+            "Counts of many hashes",
+            "veilkit breach query -i hibp.idx < hashes.txt",
+        ),
+        (
+            "Counts of passwords, aligned with the input",
+            "veilkit breach query -i hibp.idx --passwords < candidates.txt",
+        ),
+    ],
+};
+
+/// Arguments of `veilkit breach query`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+pub struct Args {
+    /// The index [default: none; only --passwords works without one].
+    #[arg(short, long, value_name = "INDEX")]
+    pub index: Option<PathBuf>,
+
+    /// Read passwords from standard input instead of hashes.
+    #[arg(long)]
+    pub passwords: bool,
+
+    /// Hashes to look up; without any, they are read from standard input. Prefer standard
+    /// input: a hash of a weak password is as sensitive as the password.
+    #[arg(value_name = "HASH", conflicts_with = "passwords")]
+    pub hashes: Vec<String>,
+}
+
+/// Runs `veilkit breach query`.
+pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
+    let index = match &args.index {
+        Some(p) => Some(super::open_index(p)?),
+        None if args.passwords => None,
+        None => {
+            return Err(super::super::report::hinted(
+                "query: hashes need an index (-i INDEX)",
+                "without an index, check passwords against the embedded list with --passwords",
+            ));
+        }
+    };
+    let source = match &index {
+        Some(i) => Source::Index(i),
+        None => Source::Common,
+    };
+    let input = if args.passwords {
+        Input::Passwords
+    } else {
+        Input::Hashes
+    };
+    let mut out = super::super::output::stdout_text();
+    let from_args = !(args.hashes.is_empty() || args.hashes.len() == 1 && args.hashes[0] == "-");
+    let result = if from_args {
+        let joined: Vec<u8> = args
+            .hashes
+            .iter()
+            .flat_map(|h| h.bytes().chain([b'\n']))
+            .collect();
+        query::run(source, input, &mut &joined[..], &mut out)
+    } else {
+        super::super::output::enlarge_pipe(0);
+        let stdin = std::io::stdin();
+        let mut lock = stdin.lock();
+        query::run(source, input, &mut lock as &mut dyn Read, &mut out)
+    };
+    let where_ = if from_args { "arguments" } else { "stdin" };
+    match result {
+        Ok(s) if s.found > 0 => Ok(Status::Success),
+        Ok(_) => Ok(Status::NotFound),
+        Err(QueryError::Line { line, problem }) if from_args => {
+            Err(anyhow::anyhow!("argument {line}: {problem}"))
+        }
+        Err(e @ QueryError::Line { .. }) => Err(anyhow::Error::new(e).context(where_)),
+        Err(e @ QueryError::Write(_)) => Err(anyhow::Error::new(e)).context("stdout"),
+        Err(e @ QueryError::Read(_)) => Err(anyhow::Error::new(e)).context(where_),
+        Err(e @ QueryError::Index(_)) => {
+            let shown = args
+                .index
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            Err(anyhow::Error::new(e)).context(shown)
+        }
+    }
+}

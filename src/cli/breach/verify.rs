@@ -1,0 +1,58 @@
+//! `veilkit breach verify`: check an index end to end.
+
+use super::super::generate::{EXIT_PLAIN, ManExtra};
+use super::super::output::Bar;
+use super::super::report::info;
+use super::super::{Global, Status};
+use anyhow::Context;
+use std::path::PathBuf;
+
+/// One line for the command list.
+pub const ABOUT: &str = "Check an index end to end: structure and every checksum";
+
+/// The description in `--help` and the man page.
+pub const LONG_ABOUT: &str = "Check an index end to end: the header, every section checksum and \
+every 16 MiB block of records, the order of the bucket table and of the records, and the \
+large-count entries. Exit status 0 when the index is sound, 2 otherwise, with the first \
+problem named.";
+
+/// Extra man page sections.
+pub const MAN: ManExtra = ManExtra {
+    exit_status: EXIT_PLAIN,
+    uses_keys: false,
+    environment: &[],
+    examples: &[(
+        "Check a downloaded or copied index",
+        "veilkit breach verify hibp.idx",
+    )],
+};
+
+/// Arguments of `veilkit breach verify`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+pub struct Args {
+    /// The index.
+    #[arg(value_name = "INDEX")]
+    pub index: PathBuf,
+}
+
+/// Runs `veilkit breach verify`.
+pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
+    let index = super::open_index(&args.index)?;
+    let bar = Bar::bytes(global, "verifying");
+    let report = index
+        .verify(&bar)
+        .with_context(|| args.index.display().to_string());
+    bar.finish();
+    let report = report?;
+    info(
+        global,
+        format!(
+            "{}: sound ({} records, {} checksum blocks)",
+            args.index.display(),
+            report.records,
+            report.blocks
+        ),
+    );
+    Ok(Status::Success)
+}

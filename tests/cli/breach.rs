@@ -1,0 +1,436 @@
+//! `veilkit breach` through the real binary.
+
+use super::common::*;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// SHA-1 of "password", "123456" and "hunter2", with counts.
+const DUMP: &str = "\
+5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493
+7C4A8D09CA3762AF61E59520943DC26494F8941B:37359195
+F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
+";
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A sorted dump of the given hashes with count = position + 1, plus the fixture.
+fn built(dir: &Path) -> PathBuf {
+    let dump = write(dir, "dump.txt", DUMP);
+    let idx = dir.join("hibp.idx");
+    veilkit()
+        .args(["breach", "build"])
+        .arg(&dump)
+        .arg("-o")
+        .arg(&idx)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("built ").and(predicate::str::contains("3 SHA-1 hashes")));
+    idx
+}
+
+#[test]
+fn quick_start_needs_no_index() {
+    veilkit()
+        .args(["breach", "query", "--passwords"])
+        .write_stdin("password\n")
+        .assert()
+        .success()
+        .stdout("2\n");
+    veilkit()
+        .args(["breach", "query", "--passwords"])
+        .write_stdin("Correct-Horse-Battery-Staple-97\n")
+        .assert()
+        .code(1)
+        .stdout("0\n");
+}
+
+#[test]
+fn query_hashes_from_arguments_and_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = built(dir.path());
+    veilkit()
+        .args(["breach", "query", "-i"])
+        .arg(&idx)
+        .args(["5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8", "0000000000000000000000000000000000000000"])
+        .assert()
+        .success()
+        .stdout("5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493\n0000000000000000000000000000000000000000:0\n");
+    veilkit()
+        .args(["breach", "query", "-i"])
+        .arg(&idx)
+        .write_stdin("0000000000000000000000000000000000000001\r\n7C4A8D09CA3762AF61E59520943DC26494F8941B\n")
+        .assert()
+        .success()
+        .stdout("0000000000000000000000000000000000000001:0\n7C4A8D09CA3762AF61E59520943DC26494F8941B:37359195\n");
+    // None found: status 1.
+    veilkit()
+        .args(["breach", "query", "-i"])
+        .arg(&idx)
+        .write_stdin("0000000000000000000000000000000000000001\n")
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn query_passwords_against_an_index_never_prints_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = built(dir.path());
+    let out = veilkit()
+        .args(["breach", "query", "--passwords", "-i"])
+        .arg(&idx)
+        .write_stdin("hunter2\nnot-in-there\npassword\n 123456\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // " 123456" is not trimmed: it is another password.
+    assert_eq!(stdout_of(&out), "17043\n0\n3861493\n0\n");
+    assert!(!stdout_of(&out).contains("hunter2"));
+}
+
+#[test]
+fn bad_query_lines_stop_with_the_line_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = built(dir.path());
+    let out = veilkit()
+        .args(["breach", "query", "-i"])
+        .arg(&idx)
+        .write_stdin("5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8\n8846F7EAEE8FB117AD06BDD830B7586C\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stdout_of(&out),
+        "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493\n"
+    );
+    assert_eq!(
+        stderr_of(&out),
+        "veilkit: stdin: line 2: hash is 32 characters, expected 40 hex digits (SHA-1)\n"
+    );
+    veilkit()
+        .args(["breach", "query"])
+        .write_stdin("5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8\n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("hint: "));
+}
+
+#[test]
+fn check_answers_each_line_when_not_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = built(dir.path());
+    veilkit()
+        .args(["breach", "check", "-i"])
+        .arg(&idx)
+        .write_stdin("password\nzzz-not-found\n")
+        .assert()
+        .success()
+        .stdout("found 3861493 times\nnot found\n");
+    veilkit()
+        .args(["breach", "check"])
+        .write_stdin("PASSWORD\n123456\n")
+        .assert()
+        .success()
+        .stdout(
+            "found ignoring case: rank 2 of the 30000 most common passwords\n\
+             found: rank 1 of the 30000 most common passwords\n",
+        );
+}
+
+/// The prompt on a real terminal (a pseudo-terminal from `script`): the password is not
+/// echoed, the answer comes at once, end of input ends the loop.
+#[cfg(target_os = "linux")]
+#[test]
+fn check_prompts_without_echo_on_a_terminal() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return;
+    }
+    let cmd = format!("{} breach check", bin().display());
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_remove("VEILKIT_KEY")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            // Type a password, then end of input (Ctrl-D) at the next prompt.
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            stdin.write_all(b"s3cret-password\r")?;
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            stdin.write_all(b"password\r")?;
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            stdin.write_all(b"\x04")?;
+            drop(stdin);
+            child.wait_with_output()
+        })
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("Password (hidden; Ctrl-D to end):"),
+        "{text:?}"
+    );
+    assert!(
+        text.contains("not found among the 30000 most common passwords"),
+        "{text:?}"
+    );
+    assert!(text.contains("found: rank 2 of the 30000"), "{text:?}");
+    assert!(
+        !text.contains("s3cret-password"),
+        "the password was echoed: {text:?}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{text:?}");
+}
+
+#[test]
+fn bad_dumps_are_named_errors_and_leave_no_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "7C4A8D09CA3762AF61E59520943DC26494F8941B:1\n5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:1\n",
+            "line 2: hash is not in order: it sorts before the hash on line 1",
+        ),
+        (
+            "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:1\n5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:2\n",
+            "line 2: duplicate hash: the same hash is on line 1",
+        ),
+        (
+            "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:1\n8846F7EAEE8FB117AD06BDD830B7586C:1\n",
+            "line 2: mixed hash kinds: a NTLM hash in a SHA-1 dump",
+        ),
+        (
+            "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:99999999999999999999\n",
+            "line 1: count does not fit in 64 bits",
+        ),
+        (
+            "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8 3\n",
+            "line 1: not HASH:COUNT",
+        ),
+        ("", "the dump holds no hashes"),
+    ];
+    for (text, want) in cases {
+        let dump = write(dir.path(), "bad.txt", text);
+        let idx = dir.path().join("bad.idx");
+        let out = veilkit()
+            .args(["breach", "build"])
+            .arg(&dump)
+            .arg("-o")
+            .arg(&idx)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{want}");
+        let err = stderr_of(&out);
+        assert!(err.contains(want), "{err}");
+        assert!(err.starts_with("veilkit: "), "{err}");
+        assert!(!idx.exists(), "an index was left after: {want}");
+        // Nothing else was left either (no temporary files).
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left.len(), 1, "{left:?}");
+    }
+}
+
+#[test]
+fn stdin_and_per_prefix_layouts_build_the_same_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = built(dir.path());
+    let b = dir.path().join("b.idx");
+    veilkit()
+        .args(["-q", "breach", "build", "-", "-o"])
+        .arg(&b)
+        .write_stdin(DUMP.replace('\n', "\r\n").to_lowercase())
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let ranges = dir.path().join("ranges");
+    std::fs::create_dir(&ranges).unwrap();
+    for line in DUMP.lines() {
+        std::fs::write(
+            ranges.join(format!("{}.txt", &line[..5])),
+            format!("\u{feff}{}", &line[5..]),
+        )
+        .unwrap();
+    }
+    let c = dir.path().join("c.idx");
+    veilkit()
+        .args(["-q", "breach", "build"])
+        .arg(&ranges)
+        .arg("-o")
+        .arg(&c)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&c).unwrap());
+}
+
+#[test]
+fn build_refuses_to_overwrite_and_to_write_over_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = built(dir.path());
+    let dump = dir.path().join("dump.txt");
+    veilkit()
+        .args(["breach", "build"])
+        .arg(&dump)
+        .arg("-o")
+        .arg(&idx)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("already exists"));
+    veilkit()
+        .args(["breach", "build", "--force"])
+        .arg(&dump)
+        .arg("-o")
+        .arg(&dump)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is the same file as the input"));
+    assert_eq!(std::fs::read_to_string(&dump).unwrap(), DUMP);
+}
+
+#[test]
+fn info_and_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = built(dir.path());
+    veilkit()
+        .args(["breach", "info"])
+        .arg(&idx)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("kind: SHA-1")
+                .and(predicate::str::contains("hashes: 3\n"))
+                .and(predicate::str::contains("largest count: 37359195"))
+                .and(predicate::str::contains("version 1")),
+        );
+    veilkit()
+        .args(["breach", "verify"])
+        .arg(&idx)
+        .assert()
+        .success();
+    // Damage in the records: verify names it and fails; lookups never crash.
+    let mut bytes = std::fs::read(&idx).unwrap();
+    bytes[4096 + 5] ^= 0x10;
+    let bad = dir.path().join("bad.idx");
+    std::fs::write(&bad, &bytes).unwrap();
+    veilkit()
+        .args(["breach", "verify"])
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("records block 0")
+                .and(predicate::str::contains("checksum mismatch")),
+        );
+    // A truncated index is refused at once.
+    std::fs::write(&bad, &bytes[..bytes.len() - 10]).unwrap();
+    veilkit()
+        .args(["breach", "query", "-i"])
+        .arg(&bad)
+        .arg("5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("truncated"));
+    // Not an index at all.
+    veilkit()
+        .args(["breach", "info"])
+        .arg(dir.path().join("dump.txt"))
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("not a veilkit breach index")
+                .or(predicate::str::contains("too short")),
+        );
+}
+
+#[test]
+fn ntlm_dumps_and_passwords() {
+    let dir = tempfile::tempdir().unwrap();
+    // NTLM("password") and NTLM("pässword").
+    let dump = write(
+        dir.path(),
+        "ntlm.txt",
+        "8846F7EAEE8FB117AD06BDD830B7586C:12\nF1B094F25BBDCB6FDBAA6CC8B43F0C44:3\n",
+    );
+    let idx = dir.path().join("ntlm.idx");
+    veilkit()
+        .args(["-q", "breach", "build"])
+        .arg(&dump)
+        .arg("-o")
+        .arg(&idx)
+        .assert()
+        .success();
+    veilkit()
+        .args(["breach", "info"])
+        .arg(&idx)
+        .assert()
+        .stdout(predicate::str::contains("kind: NTLM"));
+    veilkit()
+        .args(["breach", "query", "--passwords", "-i"])
+        .arg(&idx)
+        .write_stdin("password\npässword\n")
+        .assert()
+        .success()
+        .stdout("12\n3\n");
+    veilkit()
+        .args(["breach", "query", "--passwords", "-i"])
+        .arg(&idx)
+        .write_stdin(&b"password\n\xff\xfe\n"[..])
+        .assert()
+        .code(2)
+        .stdout("12\n")
+        .stderr(
+            "veilkit: stdin: line 2: password is not valid UTF-8 (NTLM hashes text as UTF-16)\n",
+        );
+}
+
+/// SIGINT during a build: status 130 and nothing under the final name, not even the
+/// temporary file.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_build_leaves_no_file() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("hibp.idx");
+    let mut child = std_veilkit()
+        .args(["breach", "build", "-", "-o"])
+        .arg(&idx)
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(DUMP.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // The build is running, waiting for more input; its temporary file exists.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::fs::read_dir(dir.path()).unwrap().count() == 0
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    #[allow(unsafe_code)]
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    drop(stdin);
+    assert_eq!(status.code(), Some(130));
+    assert!(!idx.exists());
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "a temporary file was left"
+    );
+}
