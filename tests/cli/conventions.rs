@@ -139,3 +139,55 @@ fn dash_means_stdout() {
     assert!(out.status.success());
     assert!(stdout_of(&out).contains("veilkit-key-1:1:"));
 }
+
+#[test]
+fn no_color_wins_over_forced_colour() {
+    let coloured = veilkit()
+        .arg("--help")
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&coloured).contains('\u{1b}'),
+        "colour can be forced"
+    );
+    let plain = veilkit()
+        .arg("--help")
+        .env("CLICOLOR_FORCE", "1")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        !stdout_of(&plain).contains('\u{1b}'),
+        "NO_COLOR is respected"
+    );
+}
+
+/// Progress bars appear only on a terminal: a build into a pipe prints its one summary
+/// line, and nothing with --quiet.
+#[test]
+fn no_progress_bar_off_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("d.txt");
+    std::fs::write(&dump, "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3\n").unwrap();
+    let out = veilkit()
+        .args(["breach", "build"])
+        .arg(&dump)
+        .arg("-o")
+        .arg(dir.path().join("a.idx"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = stderr_of(&out);
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(err.starts_with("veilkit: built "), "{err:?}");
+    assert!(!err.contains('\r') && !err.contains('\u{1b}'));
+    veilkit()
+        .args(["--quiet", "breach", "build"])
+        .arg(&dump)
+        .arg("-o")
+        .arg(dir.path().join("b.idx"))
+        .assert()
+        .success()
+        .stderr("");
+}
