@@ -21,8 +21,7 @@ pub(crate) static HEX_VALUES: [u8; 256] = {
 
 /// Decodes 8 hex digits (either case) into a 32-bit value, first digit most significant,
 /// or `None` if any byte is not a hex digit. SWAR: all eight at once in a 64-bit word.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-#[inline(always)]
+#[cfg(test)]
 fn hex8(text: &[u8]) -> Option<u32> {
     hex8_word(u64::from_le_bytes(text[..8].try_into().expect("8 bytes")))
 }
