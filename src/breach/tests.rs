@@ -493,3 +493,51 @@ fn password_hashes() {
         Some(s)
     );
 }
+
+/// The failure classes of LANDSCAPE.md's breach section, one by one.
+#[test]
+fn peer_failure_classes() {
+    // 200 records in a few clustered buckets: most buckets are empty.
+    let mut records = BTreeMap::new();
+    for i in 0u8..200 {
+        let mut h = vec![0x80u8; 20];
+        h[1] = i % 4;
+        h[19] = i;
+        records.insert(h, u64::from(i) + 1);
+    }
+    // One bucket holding a single record larger than every query into it.
+    let mut big = vec![0x40u8; 20];
+    big[1..].fill(0xff);
+    records.insert(big.clone(), 5);
+    let bytes = build_bytes(dump_text(HashKind::Sha1, &records).as_bytes(), None).unwrap();
+    let index = Index::from_bytes(bytes).unwrap();
+    let p = index.header().params;
+    assert!(p.table_bits > 0);
+    // An empty bucket: answered at once (no endless search).
+    assert_eq!(index.lookup(&Wide::from_be_prefix(&[0x10; 20])).unwrap(), 0);
+    // A bucket with one larger record: smaller hashes in it are absent, the record found.
+    let mut smaller = big.clone();
+    smaller[19] = 0xfe;
+    assert_eq!(index.lookup(&Wide::from_be_prefix(&smaller)).unwrap(), 0);
+    assert_eq!(index.lookup(&Wide::from_be_prefix(&big)).unwrap(), 5);
+    // The first record of a bucket (a binary search that never tests it says "absent").
+    let first = records.keys().find(|h| h[0] == 0x80).unwrap();
+    assert_eq!(
+        index.lookup(&Wide::from_be_prefix(first)).unwrap(),
+        records[first]
+    );
+    // Counts beyond 16 bits are kept exactly (a peer wraps them modulo 65,536).
+    let mut huge = BTreeMap::new();
+    huge.insert(vec![1u8; 20], 65_536 + 7);
+    huge.insert(vec![2u8; 20], 42_000_000);
+    let bytes = build_bytes(dump_text(HashKind::Sha1, &huge).as_bytes(), None).unwrap();
+    let index = Index::from_bytes(bytes).unwrap();
+    assert_eq!(
+        index.lookup(&Wide::from_be_prefix(&[1u8; 20])).unwrap(),
+        65_543
+    );
+    assert_eq!(
+        index.lookup(&Wide::from_be_prefix(&[2u8; 20])).unwrap(),
+        42_000_000
+    );
+}
