@@ -123,7 +123,7 @@ impl Out {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn room(&mut self, n: usize) -> &mut [u8] {
         if self.pos + n > self.buf.len() {
             let size = (self.buf.len() * 2).max(self.pos + n);
@@ -144,7 +144,7 @@ impl Out {
         self.pos += s.len();
     }
 
-    #[inline]
+    #[inline(always)]
     fn put_u64(&mut self, v: u64) {
         if v < 100_000_000 {
             let (digits, len) = eight_digits(v as u32);

@@ -185,6 +185,7 @@ impl Format {
     }
 
     /// Parses the text form (either case where the alphabet allows).
+    #[inline]
     pub fn parse(self, text: &[u8]) -> Result<[u8; 16], TextError> {
         if text.is_empty() {
             return Err(TextError::Empty);
