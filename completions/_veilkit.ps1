@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'Turn database ids into opaque ids (AES-128, UUIDv8 by default)')
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Turn opaque ids back into database ids, rejecting forged ones')
             [CompletionResult]::new('reencode', 'reencode', [CompletionResultType]::ParameterValue, 'Rewrite opaque ids made with older keys under the current key')
+            [CompletionResult]::new('nonce', 'nonce', [CompletionResultType]::ParameterValue, 'Make unique counter, sortable or encrypted nonces of 64, 96 or 128 bits')
             break
         }
         'veilkit;keygen' {
@@ -189,6 +190,24 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--key-id', '--key-id', [CompletionResultType]::ParameterName, 'The key that made stored-nonce aes128 and cycle-walk ids, which cannot name their key [default: the current key]')
             [CompletionResult]::new('--stored-nonce', '--stored-nonce', [CompletionResultType]::ParameterName, 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected')
             [CompletionResult]::new('--keep-going', '--keep-going', [CompletionResultType]::ParameterName, 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;nonce' {
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'The kind of nonce')
+            [CompletionResult]::new('--bits', '--bits', [CompletionResultType]::ParameterName, 'Bits per nonce')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many nonces')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'How many nonces')
+            [CompletionResult]::new('--machine-id', '--machine-id', [CompletionResultType]::ParameterName, 'This machine''s id, 0 to 511: every machine of a fleet needs its own')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'The state file shared by the processes of this machine [default: $XDG_STATE_HOME/veilkit/nonce-state]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'How nonces are written')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--decrypt', '--decrypt', [CompletionResultType]::ParameterName, 'Read encrypted nonces (in --format) from stdin and print the counter values they were made from')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -31,6 +31,9 @@ _veilkit() {
             veilkit,keys)
                 cmd="veilkit__subcmd__keys"
                 ;;
+            veilkit,nonce)
+                cmd="veilkit__subcmd__nonce"
+                ;;
             veilkit,reencode)
                 cmd="veilkit__subcmd__reencode"
                 ;;
@@ -56,7 +59,7 @@ _veilkit() {
 
     case "${cmd}" in
         veilkit)
-            opts="-q -h -V --quiet --help --version keygen keys breach encode decode reencode"
+            opts="-q -h -V --quiet --help --version keygen keys breach encode decode reencode nonce"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -334,6 +337,52 @@ _veilkit() {
                 return 0
             fi
             case "${prev}" in
+                --key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__nonce)
+            opts="-n -q -h -V --kind --bits --count --machine-id --state --format --decrypt --key-file --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kind)
+                    COMPREPLY=($(compgen -W "counter sortable encrypted" -- "${cur}"))
+                    return 0
+                    ;;
+                --bits)
+                    COMPREPLY=($(compgen -W "64 96 128" -- "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --machine-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "hex base64 base32 decimal binary" -- "${cur}"))
+                    return 0
+                    ;;
                 --key-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -30,6 +30,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand encode 'Turn database ids into opaque ids (AES-128, UUIDv8 by default)'
             cand decode 'Turn opaque ids back into database ids, rejecting forged ones'
             cand reencode 'Rewrite opaque ids made with older keys under the current key'
+            cand nonce 'Make unique counter, sortable or encrypted nonces of 64, 96 or 128 bits'
         }
         &'veilkit;keygen'= {
             cand -o 'Write the key to FILE (created 0600, atomically) instead of standard output'
@@ -175,6 +176,23 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --key-id 'The key that made stored-nonce aes128 and cycle-walk ids, which cannot name their key [default: the current key]'
             cand --stored-nonce 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected'
             cand --keep-going 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)'
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'veilkit;nonce'= {
+            cand --kind 'The kind of nonce'
+            cand --bits 'Bits per nonce'
+            cand -n 'How many nonces'
+            cand --count 'How many nonces'
+            cand --machine-id 'This machine''s id, 0 to 511: every machine of a fleet needs its own'
+            cand --state 'The state file shared by the processes of this machine [default: $XDG_STATE_HOME/veilkit/nonce-state]'
+            cand --format 'How nonces are written'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --decrypt 'Read encrypted nonces (in --format) from stdin and print the counter values they were made from'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
             cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
             cand -h 'Print help (see more with ''--help'')'

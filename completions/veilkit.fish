@@ -33,6 +33,7 @@ complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "breach" -d 'Build a
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "encode" -d 'Turn database ids into opaque ids (AES-128, UUIDv8 by default)'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "decode" -d 'Turn opaque ids back into database ids, rejecting forged ones'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "reencode" -d 'Rewrite opaque ids made with older keys under the current key'
+complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "nonce" -d 'Make unique counter, sortable or encrypted nonces of 64, 96 or 128 bits'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s o -l output -d 'Write the key to FILE (created 0600, atomically) instead of standard output' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -l add -d 'Append a new key to the keyring FILE; it becomes the current key' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s f -l force -d 'Replace FILE if it exists'
@@ -136,3 +137,22 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l keep-going 
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l kind -d 'The kind of nonce' -r -f -a "counter\t'Unique and predictable'
+sortable\t'Creation millisecond first: values sort by creation time'
+encrypted\t'A counter through a block cipher of the width: unique and unpredictable'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l bits -d 'Bits per nonce' -r -f -a "64\t'64 bits: at most 8,192 per millisecond per machine id'
+96\t'96 bits'
+128\t'128 bits'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s n -l count -d 'How many nonces' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l machine-id -d 'This machine\'s id, 0 to 511: every machine of a fleet needs its own' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l state -d 'The state file shared by the processes of this machine [default: $XDG_STATE_HOME/veilkit/nonce-state]' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l format -d 'How nonces are written' -r -f -a "hex\t'Lower-case hex, fixed width'
+base64\t'RFC 4648 base64'
+base32\t'Crockford base32, lower case, fixed width'
+decimal\t'Decimal'
+binary\t'Raw big-endian bytes, back to back'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l decrypt -d 'Read encrypted nonces (in --format) from stdin and print the counter values they were made from'
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s V -l version -d 'Print version'

@@ -12,5 +12,6 @@ pub mod cli;
 pub mod hex;
 pub mod ids;
 pub mod keys;
+pub mod nonce;
 pub mod progress;
 pub mod streams;

@@ -98,6 +98,7 @@ fn extra_for(path: &[&str]) -> ManExtra {
         ["encode"] => super::encode::MAN,
         ["decode"] => super::decode::MAN,
         ["reencode"] => super::reencode::MAN,
+        ["nonce"] => super::nonce::MAN,
         _ => TOP,
     }
 }

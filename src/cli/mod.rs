@@ -14,6 +14,7 @@ pub mod generate;
 pub mod keygen;
 pub mod keys;
 pub mod keysource;
+pub mod nonce;
 pub mod output;
 pub mod reencode;
 pub mod report;
@@ -104,6 +105,8 @@ pub enum Command {
     Decode(decode::Args),
     #[command(about = reencode::ABOUT, long_about = reencode::LONG_ABOUT)]
     Reencode(reencode::Args),
+    #[command(about = nonce::ABOUT, long_about = nonce::LONG_ABOUT)]
+    Nonce(nonce::Args),
 }
 
 /// `veilkit breach query` alone: the one-shot lookup is the command whose start-up time
@@ -161,6 +164,7 @@ pub fn main() -> ExitCode {
         Command::Encode(args) => encode::run(&args, global),
         Command::Decode(args) => decode::run(&args, global),
         Command::Reencode(args) => reencode::run(&args, global),
+        Command::Nonce(args) => nonce::run(&args, global),
     };
     match result {
         Ok(status) => status.into(),

@@ -8,3 +8,4 @@ mod generated;
 mod golden;
 mod ids;
 mod keys;
+mod nonce;

@@ -1,0 +1,267 @@
+//! `veilkit nonce`: values that are never repeated.
+
+use super::generate::{EXIT_PLAIN, ManExtra};
+use super::keysource::KeyArgs;
+use super::report::HintExt;
+use super::{Global, Status};
+use crate::nonce::cipher::NonceCipher;
+use crate::nonce::format::Format;
+use crate::nonce::state::StateFile;
+use crate::nonce::{Generator, Kind, SystemClock, Width};
+use anyhow::Context;
+use clap::ValueEnum;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// One line for the command list.
+pub const ABOUT: &str = "Make unique counter, sortable or encrypted nonces of 64, 96 or 128 bits";
+
+/// The description in `--help` and the man page.
+pub const LONG_ABOUT: &str = "Make values that are never repeated: ids for records and requests, \
+IVs for ciphers, deduplication keys (docs/NONCES.md).
+
+Kinds: `counter` (unique, predictable, as fast as the machine allows), `sortable` (the \
+creation millisecond first, so values sort by creation time), `encrypted` (a counter value \
+through a block cipher of the same width: Blowfish for 64 bits, Speck96/144 for 96, AES-256 \
+for 128, keyed from the keyring, so values are unique and unpredictable). Layouts are \
+NoNoncense's: a 42-bit millisecond timestamp from 2025-01-01, a 9-bit machine id, a counter.
+
+Values never repeat within a process, across processes sharing the state file (a \
+high-water mark under an advisory lock, written durably before values are issued), \
+across restarts, or when the clock steps back. 64-bit values are limited to 8,192 per \
+millisecond per machine id (8.19 million per second): faster requests wait, never wrap. \
+Give every machine a distinct --machine-id (0 to 511).";
+
+/// Extra man page sections.
+pub const MAN: ManExtra = ManExtra {
+    exit_status: EXIT_PLAIN,
+    uses_keys: true,
+    environment: &[
+        (
+            "VEILKIT_MACHINE_ID",
+            "The machine id (0 to 511) when --machine-id is not given; default 0.",
+        ),
+        (
+            "XDG_STATE_HOME",
+            "Where the default state file lives: $XDG_STATE_HOME/veilkit/nonce-state, else ~/.local/state/veilkit/nonce-state.",
+        ),
+    ],
+    examples: &[
+        ("One 128-bit nonce in hex", "veilkit nonce"),
+        (
+            "A million sortable 96-bit ids",
+            "veilkit nonce --kind sortable --bits 96 -n 1000000 > ids.txt",
+        ),
+        (
+            "Unpredictable 64-bit nonces on machine 17",
+            "veilkit nonce --kind encrypted --bits 64 --machine-id 17 -n 10",
+        ),
+        (
+            "Raw bytes for IVs",
+            "veilkit nonce --bits 96 -n 1000 --format binary > ivs.bin",
+        ),
+        (
+            "What counter an encrypted nonce came from",
+            "veilkit nonce --kind encrypted | veilkit nonce --decrypt",
+        ),
+    ],
+};
+
+/// `--kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    /// Unique and predictable.
+    Counter,
+    /// Creation millisecond first: values sort by creation time.
+    Sortable,
+    /// A counter through a block cipher of the width: unique and unpredictable.
+    Encrypted,
+}
+
+/// `--bits`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BitsArg {
+    /// 64 bits: at most 8,192 per millisecond per machine id.
+    #[value(name = "64")]
+    B64,
+    /// 96 bits.
+    #[value(name = "96")]
+    B96,
+    /// 128 bits.
+    #[value(name = "128")]
+    B128,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Lower-case hex, fixed width.
+    Hex,
+    /// RFC 4648 base64.
+    Base64,
+    /// Crockford base32, lower case, fixed width.
+    Base32,
+    /// Decimal.
+    Decimal,
+    /// Raw big-endian bytes, back to back.
+    Binary,
+}
+
+/// Arguments of `veilkit nonce`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::generate::examples_help(&MAN))]
+pub struct Args {
+    /// The kind of nonce.
+    #[arg(long, value_enum, default_value_t = KindArg::Counter)]
+    pub kind: KindArg,
+
+    /// Bits per nonce.
+    #[arg(long, value_enum, default_value_t = BitsArg::B128)]
+    pub bits: BitsArg,
+
+    /// How many nonces.
+    #[arg(short = 'n', long = "count", value_name = "COUNT", default_value_t = 1)]
+    pub count: u64,
+
+    /// This machine's id, 0 to 511: every machine of a fleet needs its own.
+    #[arg(long, value_name = "ID", env = "VEILKIT_MACHINE_ID", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=511))]
+    pub machine_id: u32,
+
+    /// The state file shared by the processes of this machine [default:
+    /// $XDG_STATE_HOME/veilkit/nonce-state].
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+
+    /// How nonces are written.
+    #[arg(long, value_enum, default_value_t = FormatArg::Hex)]
+    pub format: FormatArg,
+
+    /// Read encrypted nonces (in --format) from stdin and print the counter values they
+    /// were made from.
+    #[arg(long)]
+    pub decrypt: bool,
+
+    #[command(flatten)]
+    pub key: KeyArgs,
+}
+
+fn format_of(f: FormatArg) -> Format {
+    match f {
+        FormatArg::Hex => Format::Hex,
+        FormatArg::Base64 => Format::Base64,
+        FormatArg::Base32 => Format::Base32,
+        FormatArg::Decimal => Format::Decimal,
+        FormatArg::Binary => Format::Binary,
+    }
+}
+
+/// Runs `veilkit nonce`.
+pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
+    let width = match args.bits {
+        BitsArg::B64 => Width::W64,
+        BitsArg::B96 => Width::W96,
+        BitsArg::B128 => Width::W128,
+    };
+    let format = format_of(args.format);
+    if args.decrypt {
+        return decrypt(args, width, format);
+    }
+    let kind = match args.kind {
+        KindArg::Counter => Kind::Counter,
+        KindArg::Sortable => Kind::Sortable,
+        KindArg::Encrypted => Kind::Encrypted,
+    };
+    let cipher = if kind == Kind::Encrypted {
+        Some(NonceCipher::new(width, args.key.load()?.current()))
+    } else {
+        None
+    };
+    let state_path = match &args.state {
+        Some(p) => p.clone(),
+        None => StateFile::default_path().ok_or_else(|| {
+            super::report::hinted(
+                "nonce: no state directory (neither XDG_STATE_HOME nor HOME is set)",
+                "pass --state FILE: processes that share it never issue the same nonce",
+            )
+        })?,
+    };
+    let mut state = StateFile::new(state_path);
+    let mut generator = Generator::new(width, kind, args.machine_id, SystemClock::default(), &mut state, cipher)
+        .map_err(anyhow::Error::new)
+        .hint("the state file keeps nonces unique across processes; remove it only if no process of this machine id ever used it")?
+        .with_batch(args.count);
+
+    // 64-bit values come at most 8,192 per millisecond: a chunk of that many keeps
+    // formatting and writing from skipping whole milliseconds of sortable values.
+    let chunk = if width == Width::W64 { 8192 } else { 1 << 15 };
+    let mut values = vec![0u128; chunk];
+    let mut buf: Vec<u8> = Vec::with_capacity(chunk * 41);
+    let mut left = args.count;
+    let mut emit = |out: &mut dyn Write| -> anyhow::Result<()> {
+        while left > 0 {
+            let n = (left as usize).min(chunk);
+            generator
+                .fill(&mut values[..n])
+                .map_err(anyhow::Error::new)?;
+            buf.clear();
+            format.write_many(width, &values[..n], &mut buf);
+            out.write_all(&buf).context("stdout")?;
+            left -= n as u64;
+        }
+        out.flush().context("stdout")?;
+        Ok(())
+    };
+    if format == Format::Binary {
+        let mut out = super::output::stdout_binary()?;
+        emit(&mut out)?;
+    } else {
+        let mut out = super::output::stdout_text();
+        emit(&mut out)?;
+    }
+    Ok(Status::Success)
+}
+
+/// `--decrypt`: encrypted nonces on stdin to their counter form.
+fn decrypt(args: &Args, width: Width, format: Format) -> anyhow::Result<Status> {
+    let cipher = NonceCipher::new(width, args.key.load()?.current());
+    let input = super::output::read_input(std::path::Path::new("-"))?;
+    let mut values = Vec::new();
+    if format == Format::Binary {
+        if input.len() % width.bytes() != 0 {
+            anyhow::bail!(
+                "stdin: {} bytes is not a whole number of {}-bit nonces",
+                input.len(),
+                width.bits()
+            );
+        }
+        for chunk in input.chunks_exact(width.bytes()) {
+            let mut b = [0u8; 16];
+            b[16 - width.bytes()..].copy_from_slice(chunk);
+            values.push(u128::from_be_bytes(b));
+        }
+    } else {
+        let mut lines = crate::streams::Lines::new(&input[..]);
+        while let Some((n, line)) = lines.next_line().context("stdin")? {
+            let v = format
+                .parse(width, line)
+                .with_context(|| format!("stdin: line {n}"))
+                .hint("give the same --bits and --format as when the nonces were made")?;
+            values.push(v);
+        }
+    }
+    cipher.decrypt_many(&mut values);
+    let mut buf = Vec::with_capacity(values.len() * 33);
+    for v in values {
+        format.write(width, v, &mut buf);
+    }
+    if format == Format::Binary {
+        let mut out = super::output::stdout_binary()?;
+        out.write_all(&buf).context("stdout")?;
+        out.flush().context("stdout")?;
+    } else {
+        let mut out = super::output::stdout_text();
+        out.write_all(&buf).context("stdout")?;
+        out.flush().context("stdout")?;
+    }
+    Ok(Status::Success)
+}

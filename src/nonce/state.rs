@@ -1,0 +1,164 @@
+//! The state file: the highest counter reserved per machine id and width, shared by every
+//! process on a machine under an advisory lock (`docs/NONCES.md`).
+
+use super::{Mark, NonceError, Reserve, Width, next_range};
+use crate::streams::{AtomicFile, AtomicOptions};
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const HEADER: &str = "veilkit-nonce-state 1";
+
+/// A state file at a path (created on first use, with its directory).
+#[derive(Debug, Clone)]
+pub struct StateFile {
+    path: PathBuf,
+}
+
+impl StateFile {
+    /// The state file at `path`.
+    pub fn new(path: impl Into<PathBuf>) -> StateFile {
+        StateFile { path: path.into() }
+    }
+
+    /// The default location: `$XDG_STATE_HOME/veilkit/nonce-state`, else
+    /// `$HOME/.local/state/veilkit/nonce-state`.
+    pub fn default_path() -> Option<PathBuf> {
+        let base = std::env::var_os("XDG_STATE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(|h| Path::new(&h).join(".local/state"))
+            })?;
+        Some(base.join("veilkit").join("nonce-state"))
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, source: std::io::Error) -> NonceError {
+        NonceError::State {
+            path: self.path.display().to_string(),
+            source,
+        }
+    }
+
+    fn lock(&self) -> Result<File, NonceError> {
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            create_private_dir(dir).map_err(|e| self.err(e))?;
+        }
+        let mut lock_path = self.path.clone().into_os_string();
+        lock_path.push(".lock");
+        let mut opts = OpenOptions::new();
+        opts.create(true).truncate(false).write(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        let f = opts.open(&lock_path).map_err(|e| self.err(e))?;
+        f.lock().map_err(|e| self.err(e))?;
+        Ok(f)
+    }
+
+    fn read(&self) -> Result<BTreeMap<(u32, u32), Mark>, NonceError> {
+        let text = match fs::read_to_string(&self.path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+            Err(e) => return Err(self.err(e)),
+        };
+        let bad = |line| NonceError::StateFormat {
+            path: self.path.display().to_string(),
+            line,
+        };
+        let mut map = BTreeMap::new();
+        for (i, line) in text.lines().enumerate() {
+            if i == 0 {
+                if line != HEADER {
+                    return Err(bad(1));
+                }
+                continue;
+            }
+            if line.trim().is_empty() {
+                continue;
+            }
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let parsed = (f.len() == 4)
+                .then(|| {
+                    Some((
+                        f[0].parse::<u32>().ok()?,
+                        f[1].parse::<u32>().ok()?,
+                        f[2].parse::<u128>().ok()?,
+                        f[3].parse::<u64>().ok()?,
+                    ))
+                })
+                .flatten();
+            let (m, w, highest, at_ts) = parsed.ok_or_else(|| bad(i + 1))?;
+            map.insert((m, w), Mark { highest, at_ts });
+        }
+        Ok(map)
+    }
+
+    fn write(&self, map: &BTreeMap<(u32, u32), Mark>) -> Result<(), NonceError> {
+        let mut text = String::from(HEADER);
+        text.push('\n');
+        for ((m, w), mark) in map {
+            text.push_str(&format!("{m} {w} {} {}\n", mark.highest, mark.at_ts));
+        }
+        let opts = AtomicOptions {
+            overwrite: true,
+            mode: 0o600,
+        };
+        let io = |e: crate::streams::OutputError| match e {
+            crate::streams::OutputError::Io(e) => self.err(e),
+            other => self.err(std::io::Error::other(other.to_string())),
+        };
+        let mut f = AtomicFile::create(&self.path, opts).map_err(io)?;
+        f.write_all(text.as_bytes()).map_err(|e| self.err(e))?;
+        f.commit().map_err(io)
+    }
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+}
+
+impl Reserve for StateFile {
+    fn reserve(
+        &mut self,
+        machine: u32,
+        width: Width,
+        want: u128,
+        floor: u128,
+        now_ts: u64,
+    ) -> Result<u128, NonceError> {
+        let _lock = self.lock()?;
+        let mut map = self.read()?;
+        let key = (machine, width.bits());
+        let (start, mark) = next_range(map.get(&key).copied(), width, want, floor, now_ts)?;
+        map.insert(key, mark);
+        // Durable before any value of the range is issued: a crash wastes, never reuses.
+        self.write(&map)?;
+        Ok(start)
+    }
+
+    fn mark(&mut self, machine: u32, width: Width) -> Result<Option<Mark>, NonceError> {
+        // The file is replaced by rename, so a read without the lock sees a whole file.
+        Ok(self.read()?.get(&(machine, width.bits())).copied())
+    }
+}

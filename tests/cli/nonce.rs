@@ -1,0 +1,230 @@
+//! `veilkit nonce` through the real binary.
+
+use super::common::*;
+use predicates::prelude::*;
+use std::collections::HashSet;
+use std::path::Path;
+
+fn nonces(state: &Path, args: &[&str]) -> Vec<String> {
+    let out = veilkit()
+        .arg("nonce")
+        .arg("--state")
+        .arg(state)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", stderr_of(&out));
+    stdout_of(&out).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn defaults_and_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("state");
+    let one = nonces(&st, &[]);
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0].len(), 32);
+    assert!(
+        one[0]
+            .bytes()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+    );
+    for (bits, hex) in [("64", 16), ("96", 24), ("128", 32)] {
+        let v = nonces(&st, &["--bits", bits, "-n", "3"]);
+        assert!(v.iter().all(|l| l.len() == hex), "{v:?}");
+        let b32 = nonces(&st, &["--bits", bits, "--format", "base32", "-n", "2"]);
+        let width = (hex * 4usize).div_ceil(5);
+        assert!(b32.iter().all(|l| l.len() == width), "{b32:?}");
+        let dec = nonces(&st, &["--bits", bits, "--format", "decimal"]);
+        assert!(dec[0].parse::<u128>().is_ok());
+    }
+    let b64 = nonces(&st, &["--format", "base64"]);
+    assert_eq!(b64[0].len(), 24);
+    let out = veilkit()
+        .args([
+            "nonce", "--format", "binary", "--bits", "96", "-n", "5", "--state",
+        ])
+        .arg(&st)
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout.len(), 60);
+}
+
+#[test]
+fn sortable_values_sort_by_creation_across_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("state");
+    let mut all = Vec::new();
+    for _ in 0..5 {
+        all.extend(nonces(
+            &st,
+            &["--kind", "sortable", "--bits", "96", "-n", "100"],
+        ));
+    }
+    let mut sorted = all.clone();
+    sorted.sort();
+    assert_eq!(all, sorted, "sortable values are in creation order");
+    assert_eq!(all.iter().collect::<HashSet<_>>().len(), all.len());
+}
+
+#[test]
+fn concurrent_processes_and_restarts_never_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("state");
+    for bits in ["64", "96", "128"] {
+        for kind in ["counter", "sortable"] {
+            let children: Vec<_> = (0..8)
+                .map(|_| {
+                    std_veilkit()
+                        .args([
+                            "nonce", "--bits", bits, "--kind", kind, "-n", "3000", "--state",
+                        ])
+                        .arg(&st)
+                        .stdout(std::process::Stdio::piped())
+                        .spawn()
+                        .unwrap()
+                })
+                .collect();
+            let mut seen = HashSet::new();
+            for c in children {
+                let out = c.wait_with_output().unwrap();
+                assert!(out.status.success());
+                for line in stdout_of(&out).lines() {
+                    assert!(
+                        seen.insert(line.to_string()),
+                        "{bits} {kind}: {line} issued twice"
+                    );
+                }
+            }
+            assert_eq!(seen.len(), 8 * 3000);
+            // Restarts after them continue after every value issued.
+            for _ in 0..3 {
+                for line in nonces(&st, &["--bits", bits, "--kind", kind, "-n", "500"]) {
+                    assert!(seen.insert(line), "{bits} {kind}: repeated after a restart");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn encrypted_nonces_decrypt_to_counters() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("state");
+    let key = keyfile(dir.path(), "k.key");
+    for bits in ["64", "96", "128"] {
+        let enc = veilkit()
+            .args([
+                "nonce",
+                "--kind",
+                "encrypted",
+                "--bits",
+                bits,
+                "-n",
+                "50",
+                "--key-file",
+            ])
+            .arg(&key)
+            .arg("--state")
+            .arg(&st)
+            .output()
+            .unwrap();
+        assert!(enc.status.success(), "{}", stderr_of(&enc));
+        let text = stdout_of(&enc);
+        let dec = veilkit()
+            .args(["nonce", "--decrypt", "--bits", bits, "--key-file"])
+            .arg(&key)
+            .write_stdin(text.clone())
+            .output()
+            .unwrap();
+        assert!(dec.status.success(), "{}", stderr_of(&dec));
+        let counters: Vec<u128> = stdout_of(&dec)
+            .lines()
+            .map(|l| u128::from_str_radix(l, 16).unwrap())
+            .collect();
+        // Consecutive counters: the encrypted values were one counter range.
+        for w in counters.windows(2) {
+            assert_eq!(w[1], w[0] + 1, "{bits}");
+        }
+        assert_ne!(stdout_of(&dec), text);
+    }
+    // Encrypted nonces need a key.
+    veilkit()
+        .args(["nonce", "--kind", "encrypted", "--state"])
+        .arg(&st)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no key given"));
+    // A bad line names itself.
+    veilkit()
+        .args(["nonce", "--decrypt", "--key-file"])
+        .arg(&key)
+        .write_stdin("zz\n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "stdin: line 1: not a 128-bit nonce in hex",
+        ));
+}
+
+#[test]
+fn machine_ids_separate_machines() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = nonces(
+        &dir.path().join("a"),
+        &["--machine-id", "1", "--bits", "64", "-n", "100"],
+    );
+    let out = veilkit()
+        .args(["nonce", "--bits", "64", "-n", "100", "--state"])
+        .arg(dir.path().join("b"))
+        .env("VEILKIT_MACHINE_ID", "2")
+        .output()
+        .unwrap();
+    let b: Vec<String> = stdout_of(&out).lines().map(str::to_string).collect();
+    let machine = |v: &str| (u64::from_str_radix(v, 16).unwrap() >> 13) & 511;
+    assert!(a.iter().all(|v| machine(v) == 1));
+    assert!(b.iter().all(|v| machine(v) == 2));
+    veilkit()
+        .args(["nonce", "--machine-id", "512"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn binary_output_cut_off_is_an_error_and_text_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("state");
+    for (format, code) in [("binary", 2), ("hex", 0)] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std_veilkit()
+            .args(["nonce", "-n", "100000", "--format", format, "--state"])
+            .arg(&st)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{format}: {}",
+            stderr_of(&out)
+        );
+    }
+}
+
+#[test]
+fn a_damaged_state_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("state");
+    std::fs::write(&st, "not a state file\n").unwrap();
+    veilkit()
+        .args(["nonce", "--state"])
+        .arg(&st)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("line 1: not a veilkit nonce state line")
+                .and(predicate::str::contains("hint:")),
+        );
+}
