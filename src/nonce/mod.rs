@@ -459,8 +459,18 @@ impl<C: Clock, R: Reserve> Generator<C, R> {
                 take = take.min(ms_end.saturating_sub(self.next).max(1));
             }
             let take = take as usize;
-            for (k, slot) in out[i..i + take].iter_mut().enumerate() {
-                *slot = self.width.compose(self.next + k as u128, self.machine);
+            let count_mask = per_ms - 1;
+            if (self.next & count_mask) + take as u128 <= per_ms {
+                // No carry out of the count field: consecutive values differ by one.
+                let mut v = self.width.compose(self.next, self.machine);
+                for slot in out[i..i + take].iter_mut() {
+                    *slot = v;
+                    v = v.wrapping_add(1);
+                }
+            } else {
+                for (k, slot) in out[i..i + take].iter_mut().enumerate() {
+                    *slot = self.width.compose(self.next + k as u128, self.machine);
+                }
             }
             if let Some(c) = &self.cipher {
                 c.encrypt_many(&mut out[i..i + take]);
