@@ -14,4 +14,5 @@ pub mod ids;
 pub mod keys;
 pub mod nonce;
 pub mod progress;
+pub mod records;
 pub mod streams;

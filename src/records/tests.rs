@@ -1,0 +1,875 @@
+//! Record files against a simple model: round trips, lookups, updates, and every kind of
+//! damage the format promises to detect.
+
+use super::file::{RecordFile, Settings, seal};
+use super::format::{HEADER_SIZE, InputFormat, Slot, Unlock};
+use super::input::{KeyField, parse};
+use super::{InputRecord, RecordsError};
+use crate::keys::Keyring;
+use crate::progress::NoProgress;
+use proptest::prelude::*;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+fn settings(format: InputFormat, key: &str, header: bool, page: u32) -> Settings {
+    Settings {
+        format,
+        header_row: header,
+        key_field: key.to_string(),
+        page_size: page,
+    }
+}
+
+fn seal_bytes(
+    path: &Path,
+    input: &[u8],
+    s: &Settings,
+    ring: &Keyring,
+) -> Result<u64, RecordsError> {
+    let key = (!s.key_field.is_empty()).then(|| KeyField::parse(&s.key_field));
+    let (prefix, mut recs) = parse(input, s.format, key.as_ref(), s.header_row, 1)?;
+    let mut f = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .unwrap();
+    let sum = seal(
+        &mut recs,
+        prefix,
+        s,
+        &[Unlock::Keyring(ring)],
+        &mut f,
+        &NoProgress,
+    )?;
+    Ok(sum.records)
+}
+
+fn open_all(f: &mut RecordFile) -> Result<Vec<u8>, RecordsError> {
+    let mut out = f.prefix()?.unwrap_or_default();
+    f.for_each(&NoProgress, |r| {
+        out.extend_from_slice(r);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+fn lines_input(n: usize) -> Vec<u8> {
+    (0..n)
+        .map(|i| format!("record number {i} {}\n", "x".repeat(i % 37)))
+        .collect::<String>()
+        .into_bytes()
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+#[test]
+fn lines_round_trip_and_lookups() {
+    let dir = tmp();
+    let path = dir.path().join("r.vkr");
+    let ring = Keyring::generate().unwrap();
+    let input = lines_input(2000);
+    assert_eq!(
+        seal_bytes(
+            &path,
+            &input,
+            &settings(InputFormat::Lines, "", false, 512),
+            &ring
+        )
+        .unwrap(),
+        2000
+    );
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    assert_eq!(open_all(&mut f).unwrap(), input);
+    assert_eq!(f.get(b"1").unwrap().unwrap(), b"record number 0 \n");
+    assert_eq!(
+        f.get(b"2000").unwrap().unwrap(),
+        format!(
+            "record number 1999 {}\n",
+            "x".repeat(std::hint::black_box(1999) % 37)
+        )
+        .as_bytes()
+    );
+    assert_eq!(f.get(b"2001").unwrap(), None);
+    assert_eq!(f.get(b"0").unwrap(), None);
+    assert_eq!(f.get_number(38).unwrap().unwrap(), b"record number 37 \n");
+    assert_eq!(f.get_number(0).unwrap(), None);
+    assert_eq!(f.get_number(2001).unwrap(), None);
+    let rep = f.verify(&NoProgress).unwrap();
+    assert_eq!(rep.records, 2000);
+    // Every record by key and by number.
+    for (i, line) in input.split_inclusive(|&c| c == b'\n').enumerate() {
+        assert_eq!(
+            f.get((i + 1).to_string().as_bytes()).unwrap().unwrap(),
+            line
+        );
+        assert_eq!(f.get_number(i as u64 + 1).unwrap().unwrap(), line);
+    }
+}
+
+#[test]
+fn last_line_without_newline_and_empty_lines_survive() {
+    let dir = tmp();
+    let path = dir.path().join("r.vkr");
+    let ring = Keyring::generate().unwrap();
+    let input = b"a\n\n\r\nlast".to_vec();
+    seal_bytes(
+        &path,
+        &input,
+        &settings(InputFormat::Lines, "", false, 4096),
+        &ring,
+    )
+    .unwrap();
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    assert_eq!(open_all(&mut f).unwrap(), input);
+    assert_eq!(f.get(b"2").unwrap().unwrap(), b"\n");
+    assert_eq!(f.get(b"4").unwrap().unwrap(), b"last");
+}
+
+#[test]
+fn empty_input_seals_an_empty_file() {
+    let dir = tmp();
+    let path = dir.path().join("r.vkr");
+    let ring = Keyring::generate().unwrap();
+    seal_bytes(&path, b"", &Settings::default(), &ring).unwrap();
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    assert_eq!(open_all(&mut f).unwrap(), b"");
+    assert_eq!(f.get(b"1").unwrap(), None);
+    f.verify(&NoProgress).unwrap();
+}
+
+#[test]
+fn csv_with_quotes_header_and_crlf() {
+    let dir = tmp();
+    let path = dir.path().join("r.vkr");
+    let ring = Keyring::generate().unwrap();
+    let input = b"id,name,note\r\n7,\"Smith, J\",\"said \"\"hi\"\"\r\nacross lines\"\r\n8,Ann,plain\r\n\"9,x\",Bob,q\r\n".to_vec();
+    seal_bytes(
+        &path,
+        &input,
+        &settings(InputFormat::Csv, "id", true, 512),
+        &ring,
+    )
+    .unwrap();
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    assert_eq!(open_all(&mut f).unwrap(), input);
+    assert_eq!(f.prefix().unwrap().unwrap(), b"id,name,note\r\n");
+    assert_eq!(
+        f.get(b"7").unwrap().unwrap(),
+        b"7,\"Smith, J\",\"said \"\"hi\"\"\r\nacross lines\"\r\n"
+    );
+    assert_eq!(f.get(b"8").unwrap().unwrap(), b"8,Ann,plain\r\n");
+    // The key is the unescaped field.
+    assert_eq!(f.get(b"9,x").unwrap().unwrap(), b"\"9,x\",Bob,q\r\n");
+    assert_eq!(f.get(b"\"9,x\"").unwrap(), None);
+    assert_eq!(f.get(b"id").unwrap(), None);
+}
+
+#[test]
+fn tsv_and_jsonl_keys() {
+    let dir = tmp();
+    let ring = Keyring::generate().unwrap();
+    let path = dir.path().join("t.vkr");
+    let tsv = b"a\t1\tx\nb\t2\ty\n".to_vec();
+    seal_bytes(
+        &path,
+        &tsv,
+        &settings(InputFormat::Tsv, "2", false, 4096),
+        &ring,
+    )
+    .unwrap();
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    assert_eq!(f.get(b"2").unwrap().unwrap(), b"b\t2\ty\n");
+    assert_eq!(open_all(&mut f).unwrap(), tsv);
+    let path = dir.path().join("j.vkr");
+    let jsonl = b"{\"id\": \"u1\", \"v\": 1}\n{\"v\": 2, \"id\": 42}\n".to_vec();
+    seal_bytes(
+        &path,
+        &jsonl,
+        &settings(InputFormat::Jsonl, "id", false, 4096),
+        &ring,
+    )
+    .unwrap();
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    assert_eq!(
+        f.get(b"u1").unwrap().unwrap(),
+        b"{\"id\": \"u1\", \"v\": 1}\n"
+    );
+    assert_eq!(f.get(b"42").unwrap().unwrap(), b"{\"v\": 2, \"id\": 42}\n");
+    assert_eq!(open_all(&mut f).unwrap(), jsonl);
+}
+
+#[test]
+fn input_errors_name_their_line() {
+    let dir = tmp();
+    let ring = Keyring::generate().unwrap();
+    let path = dir.path().join("r.vkr");
+    let s = settings(InputFormat::Csv, "1", false, 4096);
+    match seal_bytes(&path, b"a,1\nb,2\nc,3\na,4\n", &s, &ring) {
+        Err(RecordsError::DuplicateKey {
+            first: 1,
+            second: 4,
+        }) => {}
+        other => panic!("{other:?}"),
+    }
+    match seal_bytes(&path, b"a,1\nb,2\n\nc,3\n", &s, &ring) {
+        Err(RecordsError::Input { line: 3, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    if let Err(RecordsError::DuplicateKey { .. }) =
+        seal_bytes(&path, b"a,1\n\"b,2\nc,3\n", &s, &ring)
+    {
+        panic!("an unterminated quote swallows lines, no duplicate");
+    }
+    let by_name = settings(InputFormat::Csv, "id", true, 4096);
+    match seal_bytes(&path, b"key,v\n1,2\n", &by_name, &ring) {
+        Err(RecordsError::Input { line: 1, problem }) => assert!(problem.contains("\"id\"")),
+        other => panic!("{other:?}"),
+    }
+    let third = settings(InputFormat::Tsv, "3", false, 4096);
+    match seal_bytes(&path, b"a\tb\tc\na\tb\n", &third, &ring) {
+        Err(RecordsError::Input { line: 2, problem }) => assert!(problem.contains("no field 3")),
+        other => panic!("{other:?}"),
+    }
+    let json = settings(InputFormat::Jsonl, "id", false, 4096);
+    match seal_bytes(&path, b"{\"id\":1}\n{\"id\":[1]}\n", &json, &ring) {
+        Err(RecordsError::Input { line: 2, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    match seal_bytes(
+        &path,
+        &[b"1,".as_slice(), &vec![b'x'; 600]].concat(),
+        &settings(InputFormat::Csv, "1", false, 512),
+        &ring,
+    ) {
+        Err(RecordsError::RecordTooLarge { line: 1, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn wrong_key_and_passphrases() {
+    let dir = tmp();
+    let path = dir.path().join("r.vkr");
+    let ring = Keyring::generate().unwrap();
+    let other = Keyring::generate().unwrap();
+    let input = lines_input(50);
+    let (prefix, mut recs) = parse(&input, InputFormat::Lines, None, false, 1).unwrap();
+    let mut f = std::fs::File::create(&path).unwrap();
+    let cheap = (64, 1, 1);
+    seal(
+        &mut recs,
+        prefix,
+        &Settings::default(),
+        &[
+            Unlock::Keyring(&ring),
+            Unlock::Passphrase(b"correct horse", cheap),
+        ],
+        &mut f,
+        &NoProgress,
+    )
+    .unwrap();
+    drop(f);
+    for bad in [
+        Unlock::Keyring(&other),
+        Unlock::Passphrase(b"correct hors", cheap),
+    ] {
+        assert!(matches!(
+            RecordFile::open(&path, &[bad], false),
+            Err(RecordsError::WrongKey)
+        ));
+    }
+    let mut f =
+        RecordFile::open(&path, &[Unlock::Passphrase(b"correct horse", cheap)], false).unwrap();
+    assert_eq!(open_all(&mut f).unwrap(), input);
+    // Any of several secrets given may open it.
+    let mut f = RecordFile::open(
+        &path,
+        &[Unlock::Keyring(&other), Unlock::Keyring(&ring)],
+        false,
+    )
+    .unwrap();
+    assert_eq!(open_all(&mut f).unwrap(), input);
+    // Not a record file; a newer version.
+    std::fs::write(dir.path().join("x"), vec![b'x'; 200_000]).unwrap();
+    assert!(matches!(
+        RecordFile::open(&dir.path().join("x"), &[Unlock::Keyring(&ring)], false),
+        Err(RecordsError::NotRecords)
+    ));
+    let mut bytes = std::fs::read(&path).unwrap();
+    for copy in 0..2 {
+        bytes[copy * HEADER_SIZE + 8] = 2;
+    }
+    std::fs::write(dir.path().join("v2"), &bytes).unwrap();
+    assert!(matches!(
+        RecordFile::open(&dir.path().join("v2"), &[Unlock::Keyring(&ring)], false),
+        Err(RecordsError::Newer(2))
+    ));
+}
+
+#[test]
+fn rekey_rewrites_only_the_header() {
+    let dir = tmp();
+    let path = dir.path().join("r.vkr");
+    let ring = Keyring::generate().unwrap();
+    let new = Keyring::generate().unwrap();
+    let input = lines_input(300);
+    seal_bytes(&path, &input, &Settings::default(), &ring).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], true).unwrap();
+    let slot = Slot::create(&Unlock::Keyring(&new), &f.file_id(), &f.data_key()).unwrap();
+    f.set_slots(vec![slot]).unwrap();
+    drop(f);
+    let after = std::fs::read(&path).unwrap();
+    assert_eq!(before.len(), after.len());
+    assert_eq!(
+        before[2 * HEADER_SIZE..],
+        after[2 * HEADER_SIZE..],
+        "pages untouched"
+    );
+    assert!(matches!(
+        RecordFile::open(&path, &[Unlock::Keyring(&ring)], false),
+        Err(RecordsError::WrongKey)
+    ));
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&new)], false).unwrap();
+    assert_eq!(open_all(&mut f).unwrap(), input);
+}
+
+/// A model of a record file: keys and raw records in file order.
+#[derive(Default, Clone)]
+struct Model(Vec<(Vec<u8>, Vec<u8>)>);
+
+impl Model {
+    fn append(&mut self, recs: &[(Vec<u8>, Vec<u8>)]) {
+        for (k, _) in recs {
+            self.0.retain(|(mk, _)| mk != k);
+        }
+        // The last of duplicates in one batch wins.
+        let mut batch: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for (k, v) in recs {
+            batch.retain(|(bk, _)| bk != k);
+            batch.push((k.clone(), v.clone()));
+        }
+        self.0.extend(batch);
+    }
+    fn delete(&mut self, keys: &[Vec<u8>]) {
+        self.0.retain(|(k, _)| !keys.contains(k));
+    }
+    fn bytes(&self) -> Vec<u8> {
+        self.0.iter().flat_map(|(_, v)| v.clone()).collect()
+    }
+}
+
+fn csv_records(recs: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
+    recs.iter().flat_map(|(_, v)| v.clone()).collect()
+}
+
+fn append_csv(f: &mut RecordFile, input: &[u8]) -> (u64, u64, u64) {
+    let (_, recs) = parse(
+        input,
+        InputFormat::Csv,
+        Some(&KeyField::Number(1)),
+        false,
+        1,
+    )
+    .unwrap();
+    let recs: Vec<InputRecord<'_>> = recs.collect::<Result<_, _>>().unwrap();
+    f.commit(recs, Vec::new()).unwrap()
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Append(Vec<(u16, u8)>),
+    Delete(Vec<u16>),
+}
+
+fn row(k: u16, len: u8) -> (Vec<u8>, Vec<u8>) {
+    let key = format!("k{k}").into_bytes();
+    let raw = format!("k{k},{}\n", "v".repeat(usize::from(len))).into_bytes();
+    (key, raw)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    /// Appends, supersedes and deletes agree with the model; every state verifies and
+    /// every key is found (or not) as the model says.
+    #[test]
+    fn updates_follow_the_model(
+        initial in proptest::collection::vec((0u16..400, 0u8..120), 0..300),
+        ops in proptest::collection::vec(prop_oneof![
+            proptest::collection::vec((0u16..400, 0u8..120), 1..120).prop_map(Op::Append),
+            proptest::collection::vec(0u16..400, 1..60).prop_map(Op::Delete),
+        ], 1..6),
+    ) {
+        let dir = tmp();
+        let path = dir.path().join("r.vkr");
+        let ring = Keyring::generate().unwrap();
+        let mut model = Model::default();
+        let mut seen = std::collections::HashSet::new();
+        let first: Vec<(Vec<u8>, Vec<u8>)> = initial.iter().filter(|(k, _)| seen.insert(*k)).map(|&(k, l)| row(k, l)).collect();
+        model.append(&first);
+        seal_bytes(&path, &csv_records(&first), &settings(InputFormat::Csv, "1", false, 512), &ring).unwrap();
+        for op in ops {
+            let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], true).unwrap();
+            match op {
+                Op::Append(rows) => {
+                    let recs: Vec<_> = rows.iter().map(|&(k, l)| row(k, l)).collect();
+                    model.append(&recs);
+                    append_csv(&mut f, &csv_records(&recs));
+                }
+                Op::Delete(keys) => {
+                    let keys: Vec<Vec<u8>> = keys.iter().map(|k| format!("k{k}").into_bytes()).collect();
+                    model.delete(&keys);
+                    f.commit(Vec::new(), keys).unwrap();
+                }
+            }
+            drop(f);
+            let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+            prop_assert_eq!(open_all(&mut f).unwrap(), model.bytes());
+            prop_assert_eq!(f.verify(&NoProgress).unwrap().records, model.0.len() as u64);
+            for k in 0..400u16 {
+                let key = format!("k{k}").into_bytes();
+                let want = model.0.iter().find(|(mk, _)| *mk == key).map(|(_, v)| v.clone());
+                prop_assert_eq!(f.get(&key).unwrap(), want);
+            }
+            for (i, (_, v)) in model.0.iter().enumerate().step_by(7) {
+                prop_assert_eq!(f.get_number(i as u64 + 1).unwrap(), Some(v.clone()));
+            }
+        }
+    }
+}
+
+#[test]
+fn appends_grow_the_index() {
+    let dir = tmp();
+    let path = dir.path().join("r.vkr");
+    let ring = Keyring::generate().unwrap();
+    let mut model = Model::default();
+    let first: Vec<_> = (0..50).map(|k| row(k, 10)).collect();
+    model.append(&first);
+    seal_bytes(
+        &path,
+        &csv_records(&first),
+        &settings(InputFormat::Csv, "1", false, 512),
+        &ring,
+    )
+    .unwrap();
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], true).unwrap();
+    let buckets_before = f.info().unwrap().live_pages;
+    for round in 0..20u16 {
+        let recs: Vec<_> = (0..60).map(|i| row(50 + round * 60 + i, 3)).collect();
+        model.append(&recs);
+        let (added, replaced, _) = append_csv(&mut f, &csv_records(&recs));
+        assert_eq!((added, replaced), (60, 0));
+    }
+    assert!(f.info().unwrap().live_pages > buckets_before);
+    assert_eq!(open_all(&mut f).unwrap(), model.bytes());
+    f.verify(&NoProgress).unwrap();
+    for (k, v) in &model.0 {
+        assert_eq!(f.get(k).unwrap().as_ref(), Some(v));
+    }
+}
+
+#[test]
+fn line_files_number_appended_lines_on() {
+    let dir = tmp();
+    let path = dir.path().join("r.vkr");
+    let ring = Keyring::generate().unwrap();
+    seal_bytes(&path, b"a\nb\n", &Settings::default(), &ring).unwrap();
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], true).unwrap();
+    f.commit(Vec::new(), vec![b"1".to_vec()]).unwrap();
+    let first = f.info().unwrap().next_number;
+    assert_eq!(first, 3);
+    let (_, recs) = parse(b"c\nd\n", InputFormat::Lines, None, false, first).unwrap();
+    f.commit(recs.collect::<Result<_, _>>().unwrap(), Vec::new())
+        .unwrap();
+    assert_eq!(open_all(&mut f).unwrap(), b"b\nc\nd\n");
+    assert_eq!(f.get(b"4").unwrap().unwrap(), b"d\n");
+    assert_eq!(f.get(b"1").unwrap(), None);
+    assert_eq!(f.info().unwrap().next_number, 5);
+}
+
+/// Opening, reading everything and verifying: either the exact content or an error.
+fn outcome(path: &Path, ring: &Keyring) -> Result<Vec<u8>, RecordsError> {
+    let mut f = RecordFile::open(path, &[Unlock::Keyring(ring)], false)?;
+    let all = open_all(&mut f)?;
+    f.verify(&NoProgress)?;
+    Ok(all)
+}
+
+fn small_file(dir: &Path, ring: &Keyring) -> (std::path::PathBuf, Vec<u8>) {
+    let path = dir.join("small.vkr");
+    let input: Vec<u8> = (0..40)
+        .map(|i| format!("{i},value {i}\n"))
+        .collect::<String>()
+        .into_bytes();
+    seal_bytes(
+        &path,
+        &input,
+        &settings(InputFormat::Csv, "1", false, 512),
+        ring,
+    )
+    .unwrap();
+    (path, input)
+}
+
+#[test]
+fn every_bit_flip_is_detected_or_harmless() {
+    let dir = tmp();
+    let ring = Keyring::generate().unwrap();
+    let (path, input) = small_file(dir.path(), &ring);
+    let len = std::fs::metadata(&path).unwrap().len() as usize;
+    assert_eq!(outcome(&path, &ring).unwrap(), input);
+    let bytes = std::fs::read(&path).unwrap();
+    let mut file = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    // The meaningful part of each header copy (up to the end of the root), its
+    // checksum, and every page; the zero padding of the headers one bit per 61 bytes.
+    let root_end = super::format::ROOT_AT
+        + 16
+        + u32::from_le_bytes(bytes[super::format::ROOT_AT..][..4].try_into().unwrap()) as usize;
+    let mut offsets: Vec<usize> = Vec::new();
+    for copy in 0..2 {
+        let base = copy * HEADER_SIZE;
+        offsets.extend(base..base + root_end);
+        offsets.extend((base + root_end..base + HEADER_SIZE - 8).step_by(61));
+        offsets.extend(base + HEADER_SIZE - 8..base + HEADER_SIZE);
+    }
+    offsets.extend(2 * HEADER_SIZE..len);
+    let (mut detected, mut survived) = (0, 0);
+    for &at in &offsets {
+        for bit in 0..8 {
+            let flipped = bytes[at] ^ (1 << bit);
+            file.seek(SeekFrom::Start(at as u64)).unwrap();
+            file.write_all(&[flipped]).unwrap();
+            match outcome(&path, &ring) {
+                Ok(all) => {
+                    assert_eq!(
+                        all, input,
+                        "flip at {at} bit {bit} changed the content silently"
+                    );
+                    survived += 1;
+                }
+                Err(RecordsError::Read(e)) => panic!("flip at {at}: unexpected I/O error {e}"),
+                Err(_) => detected += 1,
+            }
+            file.seek(SeekFrom::Start(at as u64)).unwrap();
+            file.write_all(&[bytes[at]]).unwrap();
+        }
+    }
+    // Every flip in a page is detected; header flips are detected or survived thanks to
+    // the other copy.
+    assert!(
+        detected >= (len - 2 * HEADER_SIZE) * 8,
+        "{detected} detected, {survived} survived"
+    );
+}
+
+#[test]
+fn truncation_at_every_page_boundary_is_detected() {
+    let dir = tmp();
+    let ring = Keyring::generate().unwrap();
+    let (path, input) = small_file(dir.path(), &ring);
+    let bytes = std::fs::read(&path).unwrap();
+    let cut = dir.path().join("cut.vkr");
+    let mut lens: Vec<usize> = (0..=bytes.len() - 1).step_by(512).collect();
+    lens.extend([
+        1,
+        7,
+        8,
+        100,
+        HEADER_SIZE - 1,
+        HEADER_SIZE + 1,
+        bytes.len() - 1,
+    ]);
+    for len in lens {
+        std::fs::write(&cut, &bytes[..len]).unwrap();
+        match outcome(&cut, &ring) {
+            Ok(all) => panic!("truncated to {len} bytes yet opened ({} bytes)", all.len()),
+            Err(
+                RecordsError::Truncated | RecordsError::NotRecords | RecordsError::CorruptHeader,
+            ) => {}
+            Err(e) => panic!("truncated to {len}: {e}"),
+        }
+    }
+    std::fs::write(&cut, &bytes).unwrap();
+    assert_eq!(outcome(&cut, &ring).unwrap(), input);
+}
+
+#[test]
+fn swapped_replayed_and_spliced_pages_are_detected() {
+    let dir = tmp();
+    let ring = Keyring::generate().unwrap();
+    let (path, _) = small_file(dir.path(), &ring);
+    let bytes = std::fs::read(&path).unwrap();
+    let pages = (bytes.len() - 2 * HEADER_SIZE) / 512;
+    let page =
+        |b: &[u8], i: usize| b[2 * HEADER_SIZE + i * 512..2 * HEADER_SIZE + (i + 1) * 512].to_vec();
+    let put = |b: &mut Vec<u8>, i: usize, p: &[u8]| {
+        b[2 * HEADER_SIZE + i * 512..2 * HEADER_SIZE + (i + 1) * 512].copy_from_slice(p)
+    };
+    let bad = dir.path().join("bad.vkr");
+    // Swap every pair of pages.
+    for i in 0..pages {
+        for j in i + 1..pages {
+            let mut b = bytes.clone();
+            let (pi, pj) = (page(&bytes, i), page(&bytes, j));
+            put(&mut b, i, &pj);
+            put(&mut b, j, &pi);
+            std::fs::write(&bad, &b).unwrap();
+            assert!(
+                matches!(outcome(&bad, &ring), Err(RecordsError::PageAuth { .. })),
+                "swap {i} {j}"
+            );
+        }
+    }
+    // A page from another file sealed from the same input with the same key.
+    let other_dir = tmp();
+    let (other, _) = small_file(other_dir.path(), &ring);
+    let other = std::fs::read(other).unwrap();
+    for i in 0..pages {
+        let mut b = bytes.clone();
+        put(&mut b, i, &page(&other, i));
+        std::fs::write(&bad, &b).unwrap();
+        assert!(
+            matches!(outcome(&bad, &ring), Err(RecordsError::PageAuth { .. })),
+            "splice {i}"
+        );
+    }
+    // An older version of a page written over its replacement (replay).
+    std::fs::write(&bad, &bytes).unwrap();
+    let mut f = RecordFile::open(&bad, &[Unlock::Keyring(&ring)], true).unwrap();
+    append_csv(&mut f, b"0,changed\n");
+    drop(f);
+    let updated = std::fs::read(&bad).unwrap();
+    let new_pages = (updated.len() - 2 * HEADER_SIZE) / 512;
+    let mut replays = 0;
+    for new in pages..new_pages {
+        for old in 0..pages {
+            let mut b = updated.clone();
+            put(&mut b, new, &page(&updated, old));
+            std::fs::write(&bad, &b).unwrap();
+            assert!(
+                matches!(outcome(&bad, &ring), Err(RecordsError::PageAuth { .. })),
+                "replay {old} over {new}"
+            );
+            replays += 1;
+        }
+    }
+    assert!(replays > 0);
+}
+
+#[test]
+fn a_torn_header_write_leaves_the_old_content() {
+    let dir = tmp();
+    let ring = Keyring::generate().unwrap();
+    let (path, input) = small_file(dir.path(), &ring);
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], true).unwrap();
+    append_csv(&mut f, b"1,new one\n");
+    let seq = f.info().unwrap().sequence;
+    drop(f);
+    // The commit wrote the copy for its sequence; tear it (a crash mid-write).
+    let at = if seq % 2 == 1 { 0 } else { HEADER_SIZE };
+    let mut b = std::fs::read(&path).unwrap();
+    for x in &mut b[at + 100..at + 2000] {
+        *x = 0;
+    }
+    std::fs::write(&path, &b).unwrap();
+    assert_eq!(outcome(&path, &ring).unwrap(), input, "the old content");
+    // Both copies torn: a clear error.
+    let other = HEADER_SIZE - at;
+    for x in &mut b[other + 100..other + 2000] {
+        *x = 0;
+    }
+    std::fs::write(&path, &b).unwrap();
+    assert!(matches!(
+        outcome(&path, &ring),
+        Err(RecordsError::CorruptHeader)
+    ));
+}
+
+#[test]
+fn hostile_argon_parameters_are_refused() {
+    let dir = tmp();
+    let path = dir.path().join("r.vkr");
+    let (prefix, mut recs) = parse(b"x\n", InputFormat::Lines, None, false, 1).unwrap();
+    let mut f = std::fs::File::create(&path).unwrap();
+    seal(
+        &mut recs,
+        prefix,
+        &Settings::default(),
+        &[Unlock::Passphrase(b"pw", (64, 1, 1))],
+        &mut f,
+        &NoProgress,
+    )
+    .unwrap();
+    drop(f);
+    // Raise m in both copies' slot (offset 48 + 1) and fix the checksums: the root then
+    // fails too, but the caps are checked before any work.
+    let mut b = std::fs::read(&path).unwrap();
+    for copy in 0..2 {
+        let base = copy * HEADER_SIZE;
+        b[base + 49..base + 53].copy_from_slice(&u32::MAX.to_le_bytes());
+        let root_len =
+            u32::from_le_bytes(b[base + super::format::ROOT_AT..][..4].try_into().unwrap())
+                as usize;
+        let used = super::format::ROOT_AT + 16 + root_len;
+        let sum = xxhash_rust::xxh3::xxh3_64(&b[base..base + used]);
+        b[base + HEADER_SIZE - 8..base + HEADER_SIZE].copy_from_slice(&sum.to_le_bytes());
+    }
+    std::fs::write(&path, &b).unwrap();
+    let start = std::time::Instant::now();
+    assert!(matches!(
+        RecordFile::open(&path, &[Unlock::Passphrase(b"pw", (64, 1, 1))], false),
+        Err(RecordsError::ArgonLimits { .. })
+    ));
+    assert!(start.elapsed().as_secs() < 5);
+    let mut buf = Vec::new();
+    std::fs::File::open(&path)
+        .unwrap()
+        .read_to_end(&mut buf)
+        .unwrap();
+}
+
+mod fields {
+    use super::super::fields::{Field, FieldError, Options, decrypt, encrypt};
+    use crate::keys::Keyring;
+
+    fn opts(fields: &str, tokens: &str, header: bool) -> Options {
+        Options {
+            delimiter: b',',
+            header,
+            fields: Field::parse_list(fields),
+            token_fields: Field::parse_list(tokens),
+            context: b"customers".to_vec(),
+        }
+    }
+
+    fn enc(ring: &Keyring, o: &Options, input: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        encrypt(ring, o, &mut &input[..], &mut out).unwrap();
+        out
+    }
+
+    fn dec(ring: &Keyring, o: &Options, input: &[u8]) -> Result<Vec<u8>, FieldError> {
+        let mut out = Vec::new();
+        decrypt(ring, o, &mut &input[..], &mut out)?;
+        Ok(out)
+    }
+
+    const INPUT: &[u8] = b"id,email,ssn,note\n1,a@x.org,123-45-6789,\"hello, world\"\n2,b@x.org,987-65-4321,\n3,a@x.org,123-45-6789,x\n";
+
+    #[test]
+    fn round_trip_with_tokens() {
+        let ring = Keyring::generate().unwrap();
+        let o = opts("email,ssn", "email", true);
+        let e = enc(&ring, &o, INPUT);
+        let text = String::from_utf8(e.clone()).unwrap();
+        assert!(
+            text.starts_with("id,email,email_token,ssn,note\n"),
+            "{text}"
+        );
+        assert!(!text.contains("a@x.org") && !text.contains("123-45-6789"));
+        // Equal values, equal tokens; the ciphertexts differ (random nonces).
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect())
+            .collect();
+        assert_eq!(rows[0][2], rows[2][2]);
+        assert_ne!(rows[0][2], rows[1][2]);
+        assert_ne!(rows[0][1], rows[2][1]);
+        // Overhead: 29 bytes before encoding.
+        let raw = base64::Engine::decode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            rows[0][1],
+        )
+        .unwrap();
+        assert_eq!(raw.len(), b"a@x.org".len() + 29);
+        assert_eq!(dec(&ring, &o, &e).unwrap(), INPUT);
+        // By number, without a header.
+        let body = &INPUT[INPUT.iter().position(|&c| c == b'\n').unwrap() + 1..];
+        let o = opts("2,3", "2", false);
+        let e = enc(&ring, &o, body);
+        assert_eq!(dec(&ring, &o, &e).unwrap(), body);
+    }
+
+    #[test]
+    fn moved_tampered_and_wrong_key_fail() {
+        let ring = Keyring::generate().unwrap();
+        let o = opts("email,ssn", "", true);
+        let e = String::from_utf8(enc(&ring, &o, INPUT)).unwrap();
+        let mut lines: Vec<String> = e.lines().map(str::to_string).collect();
+        // Swap the email and ssn ciphertexts of row 1.
+        let mut f: Vec<String> = lines[1].split(',').map(str::to_string).collect();
+        f.swap(1, 2);
+        lines[1] = f.join(",");
+        let moved = lines.join("\n") + "\n";
+        assert!(matches!(
+            dec(&ring, &o, moved.as_bytes()),
+            Err(FieldError::Decrypt { line: 2, .. })
+        ));
+        // Flip one character of a ciphertext.
+        let mut t = e.clone().into_bytes();
+        let at = e.find("\n2,").unwrap() + 5;
+        t[at] = if t[at] == b'A' { b'B' } else { b'A' };
+        assert!(matches!(
+            dec(&ring, &o, &t),
+            Err(FieldError::Decrypt { line: 3, .. })
+        ));
+        // Another key (same id) or another context.
+        let other = Keyring::generate().unwrap();
+        assert!(matches!(
+            dec(&other, &o, e.as_bytes()),
+            Err(FieldError::Decrypt { .. })
+        ));
+        let mut o2 = o.clone();
+        o2.context = b"orders".to_vec();
+        assert!(matches!(
+            dec(&ring, &o2, e.as_bytes()),
+            Err(FieldError::Decrypt { .. })
+        ));
+    }
+
+    #[test]
+    fn rotated_keyrings_still_decrypt_old_values() {
+        let mut ring = Keyring::generate().unwrap();
+        let o = opts("ssn", "ssn", true);
+        let old = enc(&ring, &o, INPUT);
+        ring.add_generated().unwrap();
+        let new = enc(&ring, &o, INPUT);
+        assert_eq!(dec(&ring, &o, &old).unwrap(), INPUT);
+        assert_eq!(dec(&ring, &o, &new).unwrap(), INPUT);
+        // Tokens change with the key.
+        let tok = |b: &[u8]| {
+            String::from_utf8(b.to_vec())
+                .unwrap()
+                .lines()
+                .nth(1)
+                .unwrap()
+                .split(',')
+                .nth(3)
+                .unwrap()
+                .to_string()
+        };
+        assert_ne!(tok(&old), tok(&new));
+    }
+
+    #[test]
+    fn missing_fields_are_named() {
+        let ring = Keyring::generate().unwrap();
+        let mut out = Vec::new();
+        let r = encrypt(&ring, &opts("phone", "", true), &mut &INPUT[..], &mut out);
+        assert!(matches!(r, Err(FieldError::NoField { .. })));
+        let r = encrypt(&ring, &opts("email", "", false), &mut &INPUT[..], &mut out);
+        assert!(matches!(r, Err(FieldError::NeedHeader)));
+        let r = encrypt(&ring, &opts("9", "", false), &mut &INPUT[..], &mut out);
+        assert!(matches!(r, Err(FieldError::NoField { line: 1, .. })));
+    }
+}
