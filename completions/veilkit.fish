@@ -34,6 +34,7 @@ complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "encode" -d 'Turn da
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "decode" -d 'Turn opaque ids back into database ids, rejecting forged ones'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "reencode" -d 'Rewrite opaque ids made with older keys under the current key'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "nonce" -d 'Make unique counter, sortable or encrypted nonces of 64, 96 or 128 bits'
+complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "records" -d 'Encrypt record files at rest and still fetch one record by key in microseconds'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s o -l output -d 'Write the key to FILE (created 0600, atomically) instead of standard output' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -l add -d 'Append a new key to the keyring FILE; it becomes the current key' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s f -l force -d 'Replace FILE if it exists'
@@ -156,3 +157,114 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l decrypt -d 'Re
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -f -a "seal" -d 'Seal a record file (lines, CSV, TSV, JSON lines) into an encrypted one'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -f -a "open" -d 'Print a record file\'s records: the exact original bytes, after verifying them'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -f -a "get" -d 'Fetch records by key or number, decrypting only the pages they need'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -f -a "append" -d 'Add records to a record file in place; a record with an existing key supersedes it'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -f -a "delete" -d 'Remove records from a record file in place'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -f -a "rekey" -d 'Add, remove or replace a record file\'s key slots, or rotate its data key'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -f -a "verify" -d 'Check that every page of a record file authenticates'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -f -a "info" -d 'Show a record file\'s key slots and, with a key, its records and pages'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -f -a "encrypt-fields" -d 'Encrypt chosen CSV/TSV columns, with keyed token columns for equality lookups'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -f -a "decrypt-fields" -d 'Decrypt CSV/TSV columns made by encrypt-fields and drop their token columns'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s o -l output -d 'The record file to write' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l input-format -d 'The input format [default: from INPUT\'s extension, else lines]' -r -f -a "lines\t'One record per line, keyed by its number from 1'
+csv\t'Comma-separated values with RFC 4180 quoting'
+tsv\t'Tab-separated values, no quoting'
+jsonl\t'JSON lines (one object per line)'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s k -l key-field -d 'The key field of CSV, TSV and JSON lines: a number from 1, or a name' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l page-size -d 'Page size in bytes: a power of two from 512 to 1048576' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l argon2-memory -d 'Argon2id memory of a new passphrase slot, in MiB (at most 1024)' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l argon2-passes -d 'Argon2id passes of a new passphrase slot (at most 10)' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l no-header -d 'CSV/TSV input has no header row'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s f -l force -d 'Replace FILE if it exists'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s o -l output -d 'Write to OUT instead of standard output' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s f -l force -d 'Replace OUT if it exists'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l record -d 'Fetch the N-th current record (from 1); repeatable' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l keys -d 'Read keys from PATH, one per line (`-` for standard input)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l header -d 'Print the input\'s header row first (CSV and TSV files)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l no-header -d 'CSV/TSV INPUT has no header row'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l keys -d 'Read keys from PATH, one per line (`-` for standard input)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l add-key-file -d 'Add a slot for the current key of this key file' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l add-passphrase-file -d 'Add a slot for the passphrase on the first line of PATH' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l remove-key -d 'Remove the slots of keyring key ID; repeatable' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l argon2-memory -d 'Argon2id memory of a new passphrase slot, in MiB (at most 1024)' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l argon2-passes -d 'Argon2id passes of a new passphrase slot (at most 10)' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l add-passphrase -d 'Add a slot for a new passphrase, asked twice at a hidden prompt'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l remove-passphrase -d 'Remove every passphrase slot'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l rotate-data-key -d 'Rewrite the file under a new data key'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s o -l output -d 'Write to OUT instead of standard output' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l fields -d 'Columns to encrypt or decrypt: names from the header row, or numbers from 1, separated by commas' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l token-fields -d 'Columns with a NAME_token column after them' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l input-format -d 'The input format [default: tsv for .tsv files, else csv]' -r -f -a "csv\t'Comma-separated values with RFC 4180 quoting'
+tsv\t'Tab-separated values, no quoting'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l context -d 'A context (a table or tenant name) that separates the keys of different uses' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l no-header -d 'The input has no header row (columns are then numbers)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s f -l force -d 'Replace OUT if it exists'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s o -l output -d 'Write to OUT instead of standard output' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l fields -d 'Columns to encrypt or decrypt: names from the header row, or numbers from 1, separated by commas' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l token-fields -d 'Columns with a NAME_token column after them' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l input-format -d 'The input format [default: tsv for .tsv files, else csv]' -r -f -a "csv\t'Comma-separated values with RFC 4180 quoting'
+tsv\t'Tab-separated values, no quoting'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l context -d 'A context (a table or tenant name) that separates the keys of different uses' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l no-header -d 'The input has no header row (columns are then numbers)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s f -l force -d 'Replace OUT if it exists'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s V -l version -d 'Print version'

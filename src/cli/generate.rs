@@ -99,6 +99,17 @@ fn extra_for(path: &[&str]) -> ManExtra {
         ["decode"] => super::decode::MAN,
         ["reencode"] => super::reencode::MAN,
         ["nonce"] => super::nonce::MAN,
+        ["records"] => super::records::MAN,
+        ["records", "seal"] => super::records::seal::MAN,
+        ["records", "open"] => super::records::open::MAN,
+        ["records", "get"] => super::records::get::MAN,
+        ["records", "append"] => super::records::append::MAN,
+        ["records", "delete"] => super::records::delete::MAN,
+        ["records", "rekey"] => super::records::rekey::MAN,
+        ["records", "verify"] => super::records::verify::MAN,
+        ["records", "info"] => super::records::info::MAN,
+        ["records", "encrypt-fields"] => super::records::encrypt_fields::MAN,
+        ["records", "decrypt-fields"] => super::records::decrypt_fields::MAN,
         _ => TOP,
     }
 }

@@ -16,6 +16,7 @@ pub mod keys;
 pub mod keysource;
 pub mod nonce;
 pub mod output;
+pub mod records;
 pub mod reencode;
 pub mod report;
 pub mod signals;
@@ -107,6 +108,8 @@ pub enum Command {
     Reencode(reencode::Args),
     #[command(about = nonce::ABOUT, long_about = nonce::LONG_ABOUT)]
     Nonce(nonce::Args),
+    #[command(about = records::ABOUT, long_about = records::LONG_ABOUT)]
+    Records(records::Args),
 }
 
 /// `veilkit breach query` alone: the one-shot lookup is the command whose start-up time
@@ -165,6 +168,7 @@ pub fn main() -> ExitCode {
         Command::Decode(args) => decode::run(&args, global),
         Command::Reencode(args) => reencode::run(&args, global),
         Command::Nonce(args) => nonce::run(&args, global),
+        Command::Records(args) => records::run(&args, global),
     };
     match result {
         Ok(status) => status.into(),

@@ -23,6 +23,9 @@ pub struct Settings {
     pub key_field: String,
     /// Page size in bytes.
     pub page_size: u32,
+    /// The key of the next appended line, when more than the record count plus one (a
+    /// rewritten line file keeps its numbering).
+    pub next_number: u64,
 }
 
 impl Default for Settings {
@@ -32,6 +35,7 @@ impl Default for Settings {
             header_row: false,
             key_field: String::new(),
             page_size: DEFAULT_PAGE_SIZE,
+            next_number: 0,
         }
     }
 }
@@ -500,6 +504,23 @@ pub fn seal<'a>(
     out: &mut File,
     progress: &dyn Progress,
 ) -> Result<SealSummary, RecordsError> {
+    let make_slots =
+        |id: &[u8; 16], dk: &[u8; 32]| unlocks.iter().map(|u| Slot::create(u, id, dk)).collect();
+    seal_with_slots(records, prefix, settings, &make_slots, out, progress)
+}
+
+/// Makes the key slots of a new file from its id and data key.
+pub type MakeSlots<'s> = dyn Fn(&[u8; 16], &[u8; 32]) -> Result<Vec<Slot>, RecordsError> + 's;
+
+/// Seals `records` into `out` with the slots `make_slots` gives.
+pub fn seal_with_slots<'a>(
+    records: &mut dyn Iterator<Item = Result<InputRecord<'a>, RecordsError>>,
+    prefix: Option<&[u8]>,
+    settings: &Settings,
+    make_slots: &MakeSlots<'_>,
+    out: &mut File,
+    progress: &dyn Progress,
+) -> Result<SealSummary, RecordsError> {
     if !super::format::valid_page_size(settings.page_size) {
         return Err(RecordsError::PageSize(settings.page_size));
     }
@@ -509,10 +530,10 @@ pub fn seal<'a>(
     let mut dk = zeroize::Zeroizing::new([0u8; 32]);
     getrandom::fill(dk.as_mut()).map_err(|e| RecordsError::Random(e.to_string()))?;
     let keys = FileKeys::new(&dk);
-    let slots = unlocks
-        .iter()
-        .map(|u| Slot::create(u, &file_id, &dk))
-        .collect::<Result<Vec<_>, _>>()?;
+    let slots = make_slots(&file_id, &dk)?;
+    if slots.is_empty() || slots.len() > super::format::MAX_SLOTS {
+        return Err(RecordsError::SlotCount(slots.len()));
+    }
     out.set_len(0).map_err(RecordsError::Write)?;
     let generation = 1;
     let mut w = PageWriter::new(out, &keys, file_id, page_size, 0, generation);
@@ -528,7 +549,7 @@ pub fn seal<'a>(
     for rec in records {
         let rec = rec?;
         let key = rec.key_bytes();
-        let size = record_size(rec.raw, &rec.key);
+        let size = record_size(&rec.raw, &rec.key);
         if size + 2 > cap {
             return Err(RecordsError::RecordTooLarge {
                 line: rec.line,
@@ -545,7 +566,7 @@ pub fn seal<'a>(
         let ordinal = u32::try_from(count).map_err(|_| RecordsError::TooLarge)?;
         entries.push((keys.token(key), ordinal, data_refs.len() as u32));
         lines.push(rec.line);
-        encode_record(&mut page, rec.raw, &rec.key);
+        encode_record(&mut page, &rec.raw, &rec.key);
         in_page += 1;
         count += 1;
         if count.is_multiple_of(4096) {
@@ -592,7 +613,7 @@ pub fn seal<'a>(
     drop(w);
     let root = Root {
         records: count,
-        next_number: count + 1,
+        next_number: settings.next_number.max(count + 1),
         generation,
         allocated,
         format: settings.format,
@@ -672,6 +693,8 @@ pub struct Info {
     pub sequence: u64,
     /// The key the next appended line gets (line files).
     pub next_number: u64,
+    /// Whether the input had a header row.
+    pub header_row: bool,
 }
 
 /// A found record: its data page's number, the decrypted page, the record's bytes.
@@ -704,60 +727,8 @@ impl RecordFile {
         unlocks: &[Unlock<'_>],
         writable: bool,
     ) -> Result<RecordFile, RecordsError> {
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(writable)
-            .open(path)
-            .map_err(RecordsError::Read)?;
-        let len = file.metadata().map_err(RecordsError::Read)?.len();
-        if len < (2 * HEADER_SIZE) as u64 {
-            let mut head = [0u8; 8];
-            let n = file.read(&mut head).unwrap_or(0);
-            if n < 8 || &head != super::format::MAGIC {
-                return Err(RecordsError::NotRecords);
-            }
-            return Err(RecordsError::Truncated);
-        }
-        let mut copies = Vec::new();
-        let mut problems = Vec::new();
-        for i in 0..2 {
-            // Read what the checksum covers and the checksum, not the zero padding.
-            let base = (i * HEADER_SIZE) as u64;
-            let mut b = vec![0u8; 4096];
-            read_exact_at(&file, base, &mut b)?;
-            if let Some(used) = Header::used_len(&b).filter(|&u| u > b.len()) {
-                b.resize(used, 0);
-                read_exact_at(&file, base + 4096, &mut b[4096..])?;
-            }
-            let mut sum = [0u8; 8];
-            read_exact_at(&file, base + (HEADER_SIZE - 8) as u64, &mut sum)?;
-            match Header::decode_parts(&b, u64::from_le_bytes(sum)) {
-                Ok(h) => copies.push((h, i)),
-                Err(p) => problems.push(p),
-            }
-        }
-        if copies.is_empty() {
-            return Err(match problems.first() {
-                Some(HeaderProblem::Magic)
-                    if problems.iter().all(|p| *p == HeaderProblem::Magic) =>
-                {
-                    RecordsError::NotRecords
-                }
-                _ if problems
-                    .iter()
-                    .any(|p| matches!(p, HeaderProblem::Newer(_))) =>
-                {
-                    let v = problems.iter().find_map(|p| match p {
-                        HeaderProblem::Newer(v) => Some(*v),
-                        _ => None,
-                    });
-                    RecordsError::Newer(v.unwrap_or(0))
-                }
-                _ => RecordsError::CorruptHeader,
-            });
-        }
-        // Highest sequence first; on a tie, copy A.
-        copies.sort_by_key(|(h, i)| (std::cmp::Reverse(h.sequence), *i));
+        let file = open_locked(path, writable)?;
+        let (copies, len) = read_headers(&file)?;
         let mut slot_opened = false;
         for (header, _) in copies {
             let Some(dk) = open_slots(&header, unlocks)? else {
@@ -813,24 +784,10 @@ impl RecordFile {
             live_pages: live,
             allocated: self.root.allocated,
             bytes: (2 * HEADER_SIZE) as u64 + self.root.allocated * self.page_size as u64,
-            slots: self
-                .header
-                .slots
-                .iter()
-                .map(|s| match s {
-                    Slot::Keyring { key_id, .. } => format!("keyring key {key_id}"),
-                    Slot::Passphrase { params, .. } => {
-                        format!(
-                            "passphrase (Argon2id, {} MiB, {} passes, {} lanes)",
-                            params.0 / 1024,
-                            params.1,
-                            params.2
-                        )
-                    }
-                })
-                .collect(),
+            slots: self.header.slots.iter().map(describe_slot).collect(),
             sequence: self.header.sequence,
             next_number: self.root.next_number,
+            header_row: self.root.header_row,
         })
     }
 
@@ -1094,6 +1051,123 @@ impl RecordFile {
         Ok(())
     }
 
+    /// Writes the input's header row and every live record to `out`: the original bytes.
+    /// With `verified_first`, nothing is written unless every data page authenticates:
+    /// up to `budget` bytes of plaintext are held in memory; a larger file gets a first
+    /// pass that authenticates everything, then a second that writes. Without it (an
+    /// output the caller discards on error), one pass. Returns the bytes written.
+    pub fn write_all(
+        &mut self,
+        out: &mut dyn Write,
+        verified_first: bool,
+        budget: usize,
+        progress: &dyn Progress,
+    ) -> Result<u64, RecordsError> {
+        let prefix = self.prefix()?.unwrap_or_default();
+        self.authenticate_index()?;
+        let mut written = 0u64;
+        if verified_first {
+            let mut held: Vec<u8> = prefix.clone();
+            let mut fits = true;
+            self.for_each(progress, |r| {
+                if fits && held.len() + r.len() <= budget {
+                    held.extend_from_slice(r);
+                } else {
+                    fits = false;
+                    held = Vec::new();
+                }
+                Ok(())
+            })?;
+            if fits {
+                out.write_all(&held).map_err(RecordsError::Write)?;
+                out.flush().map_err(RecordsError::Write)?;
+                return Ok(held.len() as u64);
+            }
+        }
+        out.write_all(&prefix).map_err(RecordsError::Write)?;
+        written += prefix.len() as u64;
+        self.for_each(progress, |r| {
+            written += r.len() as u64;
+            out.write_all(r).map_err(RecordsError::Write)
+        })?;
+        out.flush().map_err(RecordsError::Write)?;
+        Ok(written)
+    }
+
+    /// Authenticates every index page (and the directories naming them).
+    fn authenticate_index(&mut self) -> Result<(), RecordsError> {
+        for logical in 0..self.index_page_count()? {
+            let r = self.page_ref(Kind::Index, logical)?;
+            let mut f = RecordFileRef {
+                file: &self.file,
+                keys: &self.keys,
+                id: self.header.file_id,
+                page_size: self.page_size,
+            };
+            f.page(Kind::Index, logical, &r)?;
+        }
+        Ok(())
+    }
+
+    /// Seals the current records into `out` under a new data key and file id, with the
+    /// slots `make_slots` gives: the same records, format and page size, no garbage.
+    pub fn rewrite(
+        &mut self,
+        out: &mut File,
+        make_slots: &MakeSlots<'_>,
+        progress: &dyn Progress,
+    ) -> Result<SealSummary, RecordsError> {
+        let settings = Settings {
+            format: self.root.format,
+            header_row: self.root.header_row,
+            key_field: self.root.key_field.clone(),
+            page_size: self.header.page_size,
+            next_number: self.root.next_number,
+        };
+        let prefix = self.prefix()?;
+        let total = self.data_page_count()?;
+        progress.set_total(self.root.records);
+        let mut logical = 0u64;
+        let mut queue: std::collections::VecDeque<InputRecord<'static>> = Default::default();
+        let mut failed = false;
+        let mut records = std::iter::from_fn(|| {
+            loop {
+                if let Some(r) = queue.pop_front() {
+                    return Some(Ok(r));
+                }
+                if failed || logical >= total {
+                    return None;
+                }
+                match self.data_page(logical) {
+                    Err(e) => {
+                        failed = true;
+                        return Some(Err(e));
+                    }
+                    Ok((p, recs)) => {
+                        queue.extend(recs.into_iter().map(|r| InputRecord {
+                            raw: p[r.raw.clone()].to_vec().into(),
+                            key: match r.key {
+                                KeyIn::InRaw(k) => KeyPlace::InRaw(k),
+                                KeyIn::Own(k) => KeyPlace::Own(p[k].to_vec()),
+                            },
+                            line: 0,
+                        }));
+                        self.cache.forget((Kind::Data as u8, logical));
+                        logical += 1;
+                    }
+                }
+            }
+        });
+        seal_with_slots(
+            &mut records,
+            prefix.as_deref(),
+            &settings,
+            make_slots,
+            out,
+            progress,
+        )
+    }
+
     /// Authenticates every referenced page and checks the structure: record counts,
     /// index chains (sorted pages, each reachable once) whose entries are exactly the
     /// records' tokens in their buckets.
@@ -1316,7 +1390,7 @@ impl RecordFile {
                 if last_of.get(r.key_bytes()) != Some(&i) {
                     continue;
                 }
-                let s = record_size(r.raw, &r.key);
+                let s = record_size(&r.raw, &r.key);
                 if s + 2 > cap {
                     return Err(RecordsError::RecordTooLarge {
                         line: r.line,
@@ -1566,6 +1640,125 @@ fn open_slots(
         }
     }
     Ok(None)
+}
+
+/// The valid header copies of a file, highest sequence first (copy A first on a tie),
+/// and the file's length.
+fn read_headers(file: &File) -> Result<(Vec<(Header, usize)>, u64), RecordsError> {
+    let len = file.metadata().map_err(RecordsError::Read)?.len();
+    if len < (2 * HEADER_SIZE) as u64 {
+        let mut head = [0u8; 8];
+        let n = (&*file).read(&mut head).unwrap_or(0);
+        if n < 8 || &head != super::format::MAGIC {
+            return Err(RecordsError::NotRecords);
+        }
+        return Err(RecordsError::Truncated);
+    }
+    let mut copies = Vec::new();
+    let mut problems = Vec::new();
+    for i in 0..2 {
+        // Read what the checksum covers and the checksum, not the zero padding.
+        let base = (i * HEADER_SIZE) as u64;
+        let mut b = vec![0u8; 4096];
+        read_exact_at(file, base, &mut b)?;
+        if let Some(used) = Header::used_len(&b).filter(|&u| u > b.len()) {
+            b.resize(used, 0);
+            read_exact_at(file, base + 4096, &mut b[4096..])?;
+        }
+        let mut sum = [0u8; 8];
+        read_exact_at(file, base + (HEADER_SIZE - 8) as u64, &mut sum)?;
+        match Header::decode_parts(&b, u64::from_le_bytes(sum)) {
+            Ok(h) => copies.push((h, i)),
+            Err(p) => problems.push(p),
+        }
+    }
+    if copies.is_empty() {
+        if problems.iter().all(|p| *p == HeaderProblem::Magic) {
+            return Err(RecordsError::NotRecords);
+        }
+        if let Some(v) = problems.iter().find_map(|p| match p {
+            HeaderProblem::Newer(v) => Some(*v),
+            _ => None,
+        }) {
+            return Err(RecordsError::Newer(v));
+        }
+        return Err(RecordsError::CorruptHeader);
+    }
+    copies.sort_by_key(|(h, i)| (std::cmp::Reverse(h.sequence), *i));
+    Ok((copies, len))
+}
+
+/// What the header of a record file says without a key (`records info`).
+#[derive(Debug, Clone)]
+pub struct Peek {
+    /// Page size.
+    pub page_size: u32,
+    /// Commits so far.
+    pub sequence: u64,
+    /// The key slots.
+    pub slots: Vec<String>,
+    /// Bytes of the file.
+    pub bytes: u64,
+    /// Whether one header copy is damaged or stale (normal after a commit: it holds the
+    /// previous state).
+    pub copies_valid: usize,
+}
+
+/// Reads a record file's header without a key.
+pub fn peek(path: &Path) -> Result<Peek, RecordsError> {
+    let file = File::open(path).map_err(RecordsError::Read)?;
+    let (copies, len) = read_headers(&file)?;
+    let h = &copies[0].0;
+    Ok(Peek {
+        page_size: h.page_size,
+        sequence: h.sequence,
+        slots: h.slots.iter().map(describe_slot).collect(),
+        bytes: len,
+        copies_valid: copies.len(),
+    })
+}
+
+/// A slot as `info` shows it.
+pub fn describe_slot(s: &Slot) -> String {
+    match s {
+        Slot::Keyring { key_id, .. } => format!("keyring key {key_id}"),
+        Slot::Passphrase { params, .. } => format!(
+            "passphrase (Argon2id m={} MiB, t={}, p={})",
+            params.0 / 1024,
+            params.1,
+            params.2
+        ),
+    }
+}
+
+/// Opens a record file; for writing, with an exclusive lock held until it is closed (one
+/// writer at a time; readers need none, since commits never overwrite what the current
+/// header names). A writer that waited for the lock while another replaced the file
+/// (`rekey --rotate-data-key`) opens the new file.
+fn open_locked(path: &Path, writable: bool) -> Result<File, RecordsError> {
+    loop {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(writable)
+            .open(path)
+            .map_err(RecordsError::Read)?;
+        if !writable {
+            return Ok(file);
+        }
+        file.lock().map_err(RecordsError::Write)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let held = file.metadata().map_err(RecordsError::Read)?;
+            match std::fs::metadata(path) {
+                Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => return Ok(file),
+                Ok(_) => continue,
+                Err(e) => return Err(RecordsError::Read(e)),
+            }
+        }
+        #[cfg(not(unix))]
+        return Ok(file);
+    }
 }
 
 /// Reads `buf.len()` bytes at `at`; a short file is `Truncated`.

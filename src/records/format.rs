@@ -596,46 +596,56 @@ impl Slot {
         data_key: &[u8; 32],
     ) -> Result<Slot, RecordsError> {
         match unlock {
-            Unlock::Keyring(ring) => {
-                let k = ring.current();
-                let mut slot = Slot::Keyring {
-                    key_id: k.id(),
-                    fingerprint: fingerprint(k),
-                    wrapped: [0; 60],
-                };
-                let kek = slot_kek_keyring(k, file_id);
-                let w = Slot::wrap(&kek, slot.head(), file_id, data_key)?;
-                if let Slot::Keyring { wrapped, .. } = &mut slot {
-                    *wrapped = w;
-                }
-                Ok(slot)
-            }
+            Unlock::Keyring(ring) => Slot::for_key(ring.current(), file_id, data_key),
             Unlock::Passphrase(pass, params) => {
-                let (m, t, p) = *params;
-                if m > ARGON_CAP.0
-                    || t > ARGON_CAP.1
-                    || p > ARGON_CAP.2
-                    || m < 8 * p
-                    || t == 0
-                    || p == 0
-                {
-                    return Err(RecordsError::ArgonLimits { m, t, p });
-                }
-                let mut salt = [0u8; 16];
-                getrandom::fill(&mut salt).map_err(|e| RecordsError::Random(e.to_string()))?;
-                let mut slot = Slot::Passphrase {
-                    params: *params,
-                    salt,
-                    wrapped: [0; 60],
-                };
-                let kek = slot_kek_passphrase(pass, &salt, *params)?;
-                let w = Slot::wrap(&kek, slot.head(), file_id, data_key)?;
-                if let Slot::Passphrase { wrapped, .. } = &mut slot {
-                    *wrapped = w;
-                }
-                Ok(slot)
+                Slot::for_passphrase(pass, *params, file_id, data_key)
             }
         }
+    }
+
+    /// A new slot holding `data_key` under one keyring key.
+    pub fn for_key(
+        k: &MasterKey,
+        file_id: &[u8; 16],
+        data_key: &[u8; 32],
+    ) -> Result<Slot, RecordsError> {
+        let mut slot = Slot::Keyring {
+            key_id: k.id(),
+            fingerprint: fingerprint(k),
+            wrapped: [0; 60],
+        };
+        let kek = slot_kek_keyring(k, file_id);
+        let w = Slot::wrap(&kek, slot.head(), file_id, data_key)?;
+        if let Slot::Keyring { wrapped, .. } = &mut slot {
+            *wrapped = w;
+        }
+        Ok(slot)
+    }
+
+    /// A new slot holding `data_key` under a passphrase, with Argon2id `params`.
+    pub fn for_passphrase(
+        pass: &[u8],
+        params: (u32, u32, u32),
+        file_id: &[u8; 16],
+        data_key: &[u8; 32],
+    ) -> Result<Slot, RecordsError> {
+        let (m, t, p) = params;
+        if m > ARGON_CAP.0 || t > ARGON_CAP.1 || p > ARGON_CAP.2 || m < 8 * p || t == 0 || p == 0 {
+            return Err(RecordsError::ArgonLimits { m, t, p });
+        }
+        let mut salt = [0u8; 16];
+        getrandom::fill(&mut salt).map_err(|e| RecordsError::Random(e.to_string()))?;
+        let mut slot = Slot::Passphrase {
+            params,
+            salt,
+            wrapped: [0; 60],
+        };
+        let kek = slot_kek_passphrase(pass, &salt, params)?;
+        let w = Slot::wrap(&kek, slot.head(), file_id, data_key)?;
+        if let Slot::Passphrase { wrapped, .. } = &mut slot {
+            *wrapped = w;
+        }
+        Ok(slot)
     }
 
     /// Whether `unlock` is the kind of secret this slot needs (and, for a keyring,
@@ -745,7 +755,7 @@ impl Header {
         let before = self.encode_before_root();
         let (nonce, sealed) = keys.seal_root(&before, &root.encode())?;
         if ROOT_AT + 16 + sealed.len() + 8 > HEADER_SIZE {
-            return Err(RecordsError::TooLarge);
+            return Err(RecordsError::TooManyPages);
         }
         let mut b = before;
         b.extend_from_slice(&(sealed.len() as u32).to_le_bytes());

@@ -241,7 +241,7 @@ impl<'a> Records<'a> {
                 self.line += 1;
                 let mut buf = itoa::Buffer::new();
                 Some(Ok(InputRecord {
-                    raw,
+                    raw: raw.into(),
                     key: KeyPlace::Own(buf.format(n).as_bytes().to_vec()),
                     line,
                 }))
@@ -254,7 +254,7 @@ impl<'a> Records<'a> {
                     return self.blank(line);
                 }
                 Some(jsonl_key(raw, &name, line).map(|k| InputRecord {
-                    raw,
+                    raw: raw.into(),
                     key: KeyPlace::Own(k),
                     line,
                 }))
@@ -269,7 +269,7 @@ impl<'a> Records<'a> {
                 let body = crate::streams::strip_line_end(raw);
                 match field_range(body, delim, index) {
                     Some(r) => Some(Ok(InputRecord {
-                        raw,
+                        raw: raw.into(),
                         key: KeyPlace::InRaw(r),
                         line,
                     })),
@@ -324,7 +324,7 @@ impl<'a> Records<'a> {
                     Some(_) => KeyPlace::Own(field),
                 };
                 Some(Ok(InputRecord {
-                    raw,
+                    raw: raw.into(),
                     key: place,
                     line,
                 }))

@@ -21,7 +21,7 @@ pub enum KeyPlace {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputRecord<'a> {
     /// The record as it was in the input.
-    pub raw: &'a [u8],
+    pub raw: std::borrow::Cow<'a, [u8]>,
     /// Its key.
     pub key: KeyPlace,
     /// The input line it starts on, from 1.
@@ -114,6 +114,14 @@ pub enum RecordsError {
     /// A page size the format does not allow.
     #[error("page size {0} is not allowed: use a power of two from 512 to 1048576")]
     PageSize(u32),
+    /// A file needs 1 to 16 key slots.
+    #[error("a record file needs 1 to 16 key slots, not {0}")]
+    SlotCount(usize),
+    /// The directories no longer fit the header.
+    #[error(
+        "too many pages for one record file at this page size: seal it with a larger --page-size"
+    )]
+    TooManyPages,
     /// Something too large for the format.
     #[error("too large for the format")]
     TooLarge,

@@ -17,6 +17,7 @@ fn settings(format: InputFormat, key: &str, header: bool, page: u32) -> Settings
         header_row: header,
         key_field: key.to_string(),
         page_size: page,
+        next_number: 0,
     }
 }
 

@@ -9,3 +9,4 @@ mod golden;
 mod ids;
 mod keys;
 mod nonce;
+mod records;

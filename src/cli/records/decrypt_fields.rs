@@ -1,0 +1,41 @@
+//! `veilkit records decrypt-fields`: decrypt columns made by `encrypt-fields`.
+
+use super::super::generate::{EXIT_PLAIN, ManExtra};
+use super::super::{Global, Status};
+use super::encrypt_fields::{FieldArgs, run_fields};
+use crate::records::fields;
+
+/// One line for the command list.
+pub const ABOUT: &str =
+    "Decrypt CSV/TSV columns made by encrypt-fields and drop their token columns";
+
+/// The description in `--help` and the man page.
+pub const LONG_ABOUT: &str = "Decrypt the --fields of a CSV or TSV stream made by \
+`encrypt-fields`, with the same key file (any key of the keyring it was made with: the key \
+id travels in each value) and --context, and drop the token columns of --token-fields. A \
+value that does not authenticate (another key or context, moved from another column, \
+changed) stops the run with an error naming its line and column; nothing is guessed.";
+
+/// Extra man page sections.
+pub const MAN: ManExtra = ManExtra {
+    exit_status: EXIT_PLAIN,
+    uses_keys: true,
+    environment: &[],
+    examples: &[(
+        "Back to the original",
+        "veilkit records decrypt-fields --fields email,ssn --token-fields email safe.csv -o customers.csv",
+    )],
+};
+
+/// Arguments of `veilkit records decrypt-fields`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+pub struct Args {
+    #[command(flatten)]
+    pub fields: FieldArgs,
+}
+
+/// Runs `veilkit records decrypt-fields`.
+pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
+    run_fields(&args.fields, fields::decrypt)
+}

@@ -1,0 +1,94 @@
+//! `veilkit records delete`: remove records in place.
+
+use super::super::generate::{EXIT_LOOKUP, ManExtra};
+use super::super::output::{display_path, open_input};
+use super::super::report::info;
+use super::super::{Global, Status};
+use super::{SecretArgs, open_file, records_error};
+use anyhow::Context;
+use std::path::PathBuf;
+
+/// One line for the command list.
+pub const ABOUT: &str = "Remove records from a record file in place";
+
+/// The description in `--help` and the man page.
+pub const LONG_ABOUT: &str = "Remove the records with the KEY arguments and the keys of --keys \
+(one per line) from a record file, copy-on-write and crash-safe like `append`. Keys that \
+are not in the file are ignored; exit status 1 when none was.
+
+A removed record's old page stays in the file, encrypted, until `rekey --rotate-data-key` \
+rewrites it: run that when deleted data must be gone from the disk.";
+
+/// Extra man page sections.
+pub const MAN: ManExtra = ManExtra {
+    exit_status: EXIT_LOOKUP,
+    uses_keys: true,
+    environment: super::ENV_PASSPHRASE,
+    examples: &[
+        (
+            "Forget two customers",
+            "veilkit records delete customers.vkr 1042 77 --key-file k.key",
+        ),
+        (
+            "Then purge them from the disk",
+            "veilkit records rekey customers.vkr --rotate-data-key --key-file k.key",
+        ),
+    ],
+};
+
+/// Arguments of `veilkit records delete`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+pub struct Args {
+    /// The record file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Keys of the records to remove.
+    #[arg(value_name = "KEY")]
+    pub keys: Vec<String>,
+
+    /// Read keys from PATH, one per line (`-` for standard input).
+    #[arg(long = "keys", value_name = "PATH")]
+    pub keys_from: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub secrets: SecretArgs,
+}
+
+/// Runs `veilkit records delete`.
+pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
+    let mut keys: Vec<Vec<u8>> = args.keys.iter().map(|k| k.as_bytes().to_vec()).collect();
+    if let Some(path) = &args.keys_from {
+        let mut lines = crate::streams::Lines::new(open_input(path)?);
+        while let Some((_, key)) = lines.next_line().with_context(|| display_path(path))? {
+            keys.push(key.to_vec());
+        }
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    if keys.is_empty() {
+        anyhow::bail!("nothing to delete: give keys or --keys PATH");
+    }
+    let secrets = args
+        .secrets
+        .load(false, crate::records::format::ARGON_DEFAULT)?;
+    let shown = args.file.display().to_string();
+    let mut file = open_file(&args.file, &secrets, true)?;
+    let asked = keys.len();
+    let (_, _, removed) = file
+        .commit(Vec::new(), keys)
+        .map_err(|e| records_error(e, &shown))?;
+    info(
+        global,
+        format!(
+            "{shown}: deleted {removed} records ({} keys not found)",
+            asked as u64 - removed
+        ),
+    );
+    Ok(if removed > 0 {
+        Status::Success
+    } else {
+        Status::NotFound
+    })
+}

@@ -1,0 +1,101 @@
+//! `veilkit records info`: what a record file holds.
+
+use super::super::generate::{EXIT_PLAIN, ManExtra};
+use super::super::keysource::{ENV_KEY, ENV_KEY_FILE};
+use super::super::output::stdout_text;
+use super::super::{Global, Status};
+use super::{SecretArgs, open_file, records_error};
+use anyhow::Context;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// One line for the command list.
+pub const ABOUT: &str = "Show a record file's key slots and, with a key, its records and pages";
+
+/// The description in `--help` and the man page.
+pub const LONG_ABOUT: &str = "Show what a record file holds. Without a key or passphrase, what \
+its header says in the clear: size, page size, commits and key slots (which keyring key ids \
+or passphrases open it). With one, also the records, the input format and key field, and \
+the pages in use and left unreferenced by updates.";
+
+/// Extra man page sections.
+pub const MAN: ManExtra = ManExtra {
+    exit_status: EXIT_PLAIN,
+    uses_keys: true,
+    environment: super::ENV_PASSPHRASE,
+    examples: &[
+        ("Which keys open it", "veilkit records info customers.vkr"),
+        (
+            "Everything",
+            "veilkit records info customers.vkr --key-file k.key",
+        ),
+    ],
+};
+
+/// Arguments of `veilkit records info`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+pub struct Args {
+    /// The record file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    #[command(flatten)]
+    pub secrets: SecretArgs,
+}
+
+/// Runs `veilkit records info`.
+pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
+    let shown = args.file.display().to_string();
+    let peek = crate::records::file::peek(&args.file).map_err(|e| records_error(e, &shown))?;
+    let mut out = stdout_text();
+    let mut lines = vec![
+        ("file", shown.clone()),
+        ("format", "veilkit record file, version 1".to_string()),
+        ("bytes", peek.bytes.to_string()),
+        ("page size", peek.page_size.to_string()),
+        ("commits", peek.sequence.to_string()),
+        ("key slots", peek.slots.join("; ")),
+    ];
+    let given = args.secrets.key.key_file.is_some()
+        || args.secrets.passphrase
+        || args.secrets.passphrase_file.is_some()
+        || [ENV_KEY_FILE, ENV_KEY]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+    if given {
+        let secrets = args
+            .secrets
+            .load(false, crate::records::format::ARGON_DEFAULT)?;
+        let mut file = open_file(&args.file, &secrets, false)?;
+        let i = file.info().map_err(|e| records_error(e, &shown))?;
+        lines.push(("records", i.records.to_string()));
+        let mut input = i.format.name().to_string();
+        if !i.key_field.is_empty() {
+            input.push_str(&format!(", key field {:?}", i.key_field));
+        }
+        if i.header_row {
+            input.push_str(", header row");
+        }
+        lines.push(("input", input));
+        lines.push((
+            "pages",
+            format!(
+                "{} in use, {} unreferenced (left by updates)",
+                i.live_pages,
+                i.allocated.saturating_sub(i.live_pages)
+            ),
+        ));
+    }
+    for (k, v) in lines {
+        writeln!(
+            out,
+            "{:<10} {}",
+            format!("{k}:"),
+            super::super::report::sanitize(&v)
+        )
+        .context("stdout")?;
+    }
+    out.flush().context("stdout")?;
+    Ok(Status::Success)
+}

@@ -1,0 +1,267 @@
+//! `veilkit records rekey`: add, remove or replace key slots; rotate the data key.
+
+use super::super::generate::{EXIT_PLAIN, ManExtra};
+use super::super::keysource::load_file;
+use super::super::output::{Bar, NewFile, create_output};
+use super::super::report::{hinted, info};
+use super::super::{Global, Status};
+use super::{KdfArgs, SecretArgs, open_file, read_passphrase, records_error};
+use crate::records::RecordsError;
+use crate::records::format::Slot;
+use anyhow::Context;
+use std::path::PathBuf;
+
+/// One line for the command list.
+pub const ABOUT: &str = "Add, remove or replace a record file's key slots, or rotate its data key";
+
+/// The description in `--help` and the man page.
+pub const LONG_ABOUT: &str = "Change who can open a record file. Unlock it as usual (--key-file, \
+--passphrase, --passphrase-file), then add slots (--add-key-file for that keyring's current \
+key, --add-passphrase, --add-passphrase-file) and remove slots (--remove-key ID, \
+--remove-passphrase); removing and adding in one run replaces a slot. Only the header is \
+rewritten: the new header copy first, then the other, so that a crash at any moment leaves \
+a file that opens, and a removed secret no longer opens it afterwards.
+
+A removed secret could still decrypt a copy of the file made before, and whoever once \
+unwrapped the data key keeps it: --rotate-data-key rewrites the whole file under a new data \
+key (the same records, without the garbage that updates leave), into a temporary file that \
+replaces FILE when complete. Every slot that remains needs its secret on the command line.";
+
+/// Extra man page sections.
+pub const MAN: ManExtra = ManExtra {
+    exit_status: EXIT_PLAIN,
+    uses_keys: true,
+    environment: super::ENV_PASSPHRASE,
+    examples: &[
+        (
+            "Let a passphrase open it too",
+            "veilkit records rekey app.vkr --key-file k.key --add-passphrase",
+        ),
+        (
+            "Move from a key to a new key",
+            "veilkit records rekey app.vkr --key-file old.key --add-key-file new.key --remove-key 1",
+        ),
+        (
+            "Purge deleted records and rotate the data key",
+            "veilkit records rekey app.vkr --key-file k.key --rotate-data-key",
+        ),
+    ],
+};
+
+/// Arguments of `veilkit records rekey`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+pub struct Args {
+    /// The record file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Add a slot for the current key of this key file.
+    #[arg(long, value_name = "PATH", help_heading = "Slots")]
+    pub add_key_file: Option<PathBuf>,
+
+    /// Add a slot for a new passphrase, asked twice at a hidden prompt.
+    #[arg(long, help_heading = "Slots")]
+    pub add_passphrase: bool,
+
+    /// Add a slot for the passphrase on the first line of PATH.
+    #[arg(long, value_name = "PATH", help_heading = "Slots")]
+    pub add_passphrase_file: Option<PathBuf>,
+
+    /// Remove the slots of keyring key ID; repeatable.
+    #[arg(long, value_name = "ID", help_heading = "Slots")]
+    pub remove_key: Vec<u32>,
+
+    /// Remove every passphrase slot.
+    #[arg(long, help_heading = "Slots")]
+    pub remove_passphrase: bool,
+
+    /// Rewrite the file under a new data key.
+    #[arg(long)]
+    pub rotate_data_key: bool,
+
+    #[command(flatten)]
+    pub secrets: SecretArgs,
+
+    #[command(flatten)]
+    pub kdf: KdfArgs,
+}
+
+fn describe(s: &Slot) -> String {
+    match s {
+        Slot::Keyring { key_id, .. } => format!("keyring key {key_id}"),
+        Slot::Passphrase { .. } => "passphrase".to_string(),
+    }
+}
+
+/// Runs `veilkit records rekey`.
+pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
+    let changes = args.add_key_file.is_some()
+        || args.add_passphrase
+        || args.add_passphrase_file.is_some()
+        || !args.remove_key.is_empty()
+        || args.remove_passphrase
+        || args.rotate_data_key;
+    if !changes {
+        anyhow::bail!("nothing to do: add or remove a slot, or --rotate-data-key");
+    }
+    let secrets = args.secrets.load(false, args.kdf.params())?;
+    let new_ring = args.add_key_file.as_deref().map(load_file).transpose()?;
+    let new_pass = read_passphrase(
+        args.add_passphrase_file.as_deref(),
+        args.add_passphrase,
+        true,
+        "New passphrase",
+    )?;
+    let shown = args.file.display().to_string();
+    // Writable: the lock keeps other writers out, also while the file is rewritten.
+    let mut file = open_file(&args.file, &secrets, true)?;
+    let old: Vec<Slot> = file.slots().to_vec();
+    let kept: Vec<Slot> = old
+        .iter()
+        .filter(|s| match s {
+            Slot::Keyring { key_id, .. } => !args.remove_key.contains(key_id),
+            Slot::Passphrase { .. } => !args.remove_passphrase,
+        })
+        .cloned()
+        .collect();
+    for id in &args.remove_key {
+        if !old
+            .iter()
+            .any(|s| matches!(s, Slot::Keyring { key_id, .. } if key_id == id))
+        {
+            anyhow::bail!("--remove-key {id}: {shown} has no slot for keyring key {id}");
+        }
+    }
+    if args.remove_passphrase && !old.iter().any(|s| matches!(s, Slot::Passphrase { .. })) {
+        anyhow::bail!("--remove-passphrase: {shown} has no passphrase slot");
+    }
+    let params = args.kdf.params();
+    // The slots of the new header, made for a file id and data key.
+    let make = |id: &[u8; 16], dk: &[u8; 32], rotating: bool| -> Result<Vec<Slot>, anyhow::Error> {
+        let mut slots: Vec<Slot> = Vec::new();
+        for s in &kept {
+            if !rotating {
+                slots.push(s.clone());
+                continue;
+            }
+            // A new data key: every kept slot is made again, from its secret.
+            let remade = match s {
+                Slot::Keyring { key_id, .. } => {
+                    let k = secrets
+                        .ring
+                        .iter()
+                        .chain(new_ring.iter())
+                        .find_map(|r| r.get(*key_id));
+                    match k {
+                        Some(k) => Slot::for_key(k, id, dk)?,
+                        None => {
+                            return Err(hinted(
+                                format!(
+                                    "the slot of keyring key {key_id} cannot be made again without that key"
+                                ),
+                                format!(
+                                    "give a key file holding key {key_id} with --key-file, or drop the slot with --remove-key {key_id}"
+                                ),
+                            ));
+                        }
+                    }
+                }
+                Slot::Passphrase { params, .. } => match &secrets.passphrase {
+                    Some(p) => Slot::for_passphrase(p, *params, id, dk)?,
+                    None => {
+                        return Err(hinted(
+                            "the passphrase slot cannot be made again without the passphrase",
+                            "give it with --passphrase or --passphrase-file, or drop the slot with --remove-passphrase",
+                        ));
+                    }
+                },
+            };
+            slots.push(remade);
+        }
+        if let Some(r) = &new_ring {
+            let k = r.current();
+            slots.retain(|s| !matches!(s, Slot::Keyring { key_id, .. } if *key_id == k.id()));
+            slots.push(Slot::for_key(k, id, dk)?);
+        }
+        if let Some(p) = &new_pass {
+            slots.push(Slot::for_passphrase(p, params, id, dk)?);
+        }
+        if slots.is_empty() {
+            return Err(hinted(
+                "no key slot would be left: the file could never be opened again",
+                "add a slot in the same run",
+            ));
+        }
+        if slots.len() > crate::records::format::MAX_SLOTS {
+            anyhow::bail!(
+                "a record file holds at most {} key slots",
+                crate::records::format::MAX_SLOTS
+            );
+        }
+        Ok(slots)
+    };
+    if args.rotate_data_key {
+        let mode = file_mode(&args.file);
+        let mut out = create_output(
+            &args.file,
+            &[],
+            NewFile {
+                force: true,
+                secret: mode & 0o077 == 0,
+            },
+        )?;
+        let bar = Bar::items(global, "rewriting");
+        let failure = std::cell::RefCell::new(None);
+        let make_slots = |id: &[u8; 16], dk: &[u8; 32]| {
+            make(id, dk, true).map_err(|e| {
+                *failure.borrow_mut() = Some(e);
+                RecordsError::SlotCount(0)
+            })
+        };
+        let r = file.rewrite(
+            out.file_mut()
+                .map_err(RecordsError::Write)
+                .map_err(|e| records_error(e, &shown))?,
+            &make_slots,
+            &bar,
+        );
+        bar.finish();
+        if let Some(e) = failure.into_inner() {
+            return Err(e);
+        }
+        let summary = r.map_err(|e| records_error(e, &shown))?;
+        drop(file);
+        out.commit().with_context(|| shown.clone())?;
+        info(
+            global,
+            format!(
+                "{shown}: rewritten under a new data key: {} records, {} bytes",
+                summary.records, summary.bytes
+            ),
+        );
+        return Ok(Status::Success);
+    }
+    let slots = make(&file.file_id(), &file.data_key(), false)?;
+    let now: Vec<String> = slots.iter().map(describe).collect();
+    file.set_slots(slots)
+        .map_err(|e| records_error(e, &shown))?;
+    info(
+        global,
+        format!("{shown}: key slots now: {}", now.join(", ")),
+    );
+    Ok(Status::Success)
+}
+
+fn file_mode(path: &std::path::Path) -> u32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).map_or(0o600, |m| m.permissions().mode() & 0o777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        0o600
+    }
+}

@@ -1,0 +1,637 @@
+//! `veilkit records`: the real binary on real files.
+
+use super::common::{keyfile, std_veilkit, stderr_of, stdout_of, veilkit};
+use std::path::{Path, PathBuf};
+
+fn seal(dir: &Path, input: &[u8], name: &str, extra: &[&str], key: &Path) -> PathBuf {
+    let src = dir.join(name);
+    std::fs::write(&src, input).unwrap();
+    let out = dir.join(format!("{name}.vkr"));
+    veilkit()
+        .args(["records", "seal"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .args(extra)
+        .arg("--key-file")
+        .arg(key)
+        .assert()
+        .success();
+    out
+}
+
+fn open(file: &Path, key: &Path) -> std::process::Output {
+    veilkit()
+        .args(["records", "open"])
+        .arg(file)
+        .arg("--key-file")
+        .arg(key)
+        .output()
+        .unwrap()
+}
+
+const CSV: &[u8] =
+    b"id,name,note\r\n7,\"Smith, J\",\"two\r\nlines\"\r\n8,Ann,plain\r\n9,Bob,last without newline";
+
+#[test]
+fn seal_and_open_give_back_the_exact_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let lines: Vec<u8> = b"first\n\nthird\r\nno newline at the end".to_vec();
+    let jsonl: Vec<u8> = b"{\"user\":\"u1\",\"x\":1}\n{\"user\":\"u2\",\"x\":[2]}\n".to_vec();
+    let tsv: Vec<u8> = b"k\tv\na\t1\nb\t2\n".to_vec();
+    for (input, name, extra) in [
+        (CSV.to_vec(), "c.csv", vec!["--key-field", "id"]),
+        (lines, "log.txt", vec![]),
+        (jsonl, "u.jsonl", vec!["--key-field", "user"]),
+        (tsv, "t.tsv", vec!["--key-field", "1"]),
+    ] {
+        let file = seal(dir.path(), &input, name, &extra, &key);
+        let out = open(&file, &key);
+        assert!(out.status.success(), "{name}: {}", stderr_of(&out));
+        assert_eq!(out.stdout, input, "{name}");
+        // Nothing of the input is visible in the file.
+        let sealed = std::fs::read(&file).unwrap();
+        for needle in [&b"Smith"[..], b"third", b"u1\"", b"\tv\n"] {
+            assert!(
+                !sealed.windows(needle.len()).any(|w| w == needle),
+                "{name} leaks {needle:?}"
+            );
+        }
+        // To a file, atomically.
+        let back = dir.path().join(format!("{name}.back"));
+        veilkit()
+            .args(["records", "open"])
+            .arg(&file)
+            .arg("-o")
+            .arg(&back)
+            .arg("--key-file")
+            .arg(&key)
+            .assert()
+            .success();
+        assert_eq!(std::fs::read(&back).unwrap(), input);
+    }
+}
+
+#[test]
+fn seal_reads_stdin_and_needs_a_format_and_key_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let out = dir.path().join("s.vkr");
+    veilkit()
+        .args([
+            "records",
+            "seal",
+            "-",
+            "--input-format",
+            "csv",
+            "--key-field",
+            "id",
+            "-o",
+        ])
+        .arg(&out)
+        .arg("--key-file")
+        .arg(&key)
+        .write_stdin(CSV)
+        .assert()
+        .success();
+    assert_eq!(open(&out, &key).stdout, CSV);
+    // CSV without --key-field; a key field on a line file.
+    let o = veilkit()
+        .args(["records", "seal", "x.csv", "-o"])
+        .arg(dir.path().join("n.vkr"))
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr_of(&o).contains("csv input needs --key-field"),
+        "{}",
+        stderr_of(&o)
+    );
+    let o = veilkit()
+        .args(["records", "seal", "-", "--key-field", "1", "-o"])
+        .arg(dir.path().join("n.vkr"))
+        .arg("--key-file")
+        .arg(&key)
+        .write_stdin("a\n")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr_of(&o).contains("line files are keyed by line number"));
+    assert!(!dir.path().join("n.vkr").exists());
+}
+
+#[test]
+fn get_answers_in_order_with_empty_lines_for_missing_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let file = seal(dir.path(), CSV, "c.csv", &["--key-field", "id"], &key);
+    let out = veilkit()
+        .args(["records", "get"])
+        .arg(&file)
+        .args([
+            "9",
+            "nope",
+            "7",
+            "--record",
+            "2",
+            "--keys",
+            "-",
+            "--key-file",
+        ])
+        .arg(&key)
+        .write_stdin("8\nmissing\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(
+        stdout_of(&out),
+        "9,Bob,last without newline\n\n7,\"Smith, J\",\"two\r\nlines\"\r\n8,Ann,plain\r\n8,Ann,plain\r\n\n"
+    );
+    let out = veilkit()
+        .args(["records", "get"])
+        .arg(&file)
+        .args(["1", "2", "--key-file"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout_of(&out), "\n\n");
+    let out = veilkit()
+        .args(["records", "get"])
+        .arg(&file)
+        .args(["8", "--header", "--key-file"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert_eq!(stdout_of(&out), "id,name,note\r\n8,Ann,plain\r\n");
+}
+
+#[test]
+fn duplicate_keys_name_both_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let src = dir.path().join("d.csv");
+    std::fs::write(&src, "id,v\n1,a\n2,b\n3,c\n2,d\n").unwrap();
+    let out = veilkit()
+        .args(["records", "seal"])
+        .arg(&src)
+        .args(["--key-field", "id", "-o"])
+        .arg(dir.path().join("d.vkr"))
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("line 5: duplicate key: the same key is on line 3"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(
+        !dir.path().join("d.vkr").exists(),
+        "no file under the final name"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        2,
+        "no temporary file left"
+    );
+}
+
+#[test]
+fn wrong_key_tampering_and_truncation_are_errors_without_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let other = keyfile(dir.path(), "o.key");
+    let input: Vec<u8> = (0..3000)
+        .map(|i| format!("{i},value number {i}\n"))
+        .collect::<String>()
+        .into_bytes();
+    let file = seal(
+        dir.path(),
+        &input,
+        "big.csv",
+        &["--key-field", "1", "--no-header"],
+        &key,
+    );
+    let out = open(&file, &other);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(stderr_of(&out).contains("wrong key or passphrase"));
+    // A flipped byte in the last data page: open prints nothing, verify names the page.
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = 2 * 65536 + 10 * 4096 + 100;
+    bytes[at] ^= 0x20;
+    let bad = dir.path().join("bad.vkr");
+    std::fs::write(&bad, &bytes).unwrap();
+    let out = open(&bad, &key);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "no partial plaintext");
+    assert!(
+        stderr_of(&out).contains("data page 10 fails authentication"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = veilkit()
+        .args(["records", "verify"])
+        .arg(&bad)
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("page 10 fails authentication"));
+    veilkit()
+        .args(["records", "verify"])
+        .arg(&file)
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    // Truncated.
+    std::fs::write(&bad, &std::fs::read(&file).unwrap()[..2 * 65536 + 4096 * 5]).unwrap();
+    let out = open(&bad, &key);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(stderr_of(&out).contains("truncated"), "{}", stderr_of(&out));
+    // Not a record file.
+    let out = open(&dir.path().join("k.key"), &key);
+    assert!(
+        stderr_of(&out).contains("not a veilkit record file"),
+        "{}",
+        stderr_of(&out)
+    );
+    // A failed open -o leaves no output file.
+    let dest = dir.path().join("never.csv");
+    veilkit()
+        .args(["records", "open"])
+        .arg(&file)
+        .arg("-o")
+        .arg(&dest)
+        .arg("--key-file")
+        .arg(&other)
+        .assert()
+        .code(2);
+    assert!(!dest.exists());
+}
+
+#[test]
+fn append_supersedes_and_delete_removes() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let file = seal(
+        dir.path(),
+        b"id,v\n1,a\n2,b\n3,c\n",
+        "a.csv",
+        &["--key-field", "id"],
+        &key,
+    );
+    let add = dir.path().join("add.csv");
+    std::fs::write(&add, "id,v\n2,B\n4,d\n4,D\n").unwrap();
+    veilkit()
+        .args(["records", "append"])
+        .arg(&file)
+        .arg(&add)
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    assert_eq!(stdout_of(&open(&file, &key)), "id,v\n1,a\n3,c\n2,B\n4,D\n");
+    let out = veilkit()
+        .args(["records", "delete"])
+        .arg(&file)
+        .args(["1", "9", "--key-file"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stderr_of(&out).contains("deleted 1 records (1 keys not found)"),
+        "{}",
+        stderr_of(&out)
+    );
+    veilkit()
+        .args(["records", "delete"])
+        .arg(&file)
+        .args(["9", "--key-file"])
+        .arg(&key)
+        .assert()
+        .code(1);
+    assert_eq!(stdout_of(&open(&file, &key)), "id,v\n3,c\n2,B\n4,D\n");
+    // Another header row is refused.
+    std::fs::write(&add, "key,v\n5,e\n").unwrap();
+    let out = veilkit()
+        .args(["records", "append"])
+        .arg(&file)
+        .arg(&add)
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("header row differs"));
+    // Lines are numbered on.
+    let log = seal(dir.path(), b"one\ntwo\n", "log.txt", &[], &key);
+    veilkit()
+        .args(["records", "append"])
+        .arg(&log)
+        .arg("-")
+        .arg("--key-file")
+        .arg(&key)
+        .write_stdin("three\n")
+        .assert()
+        .success();
+    let out = veilkit()
+        .args(["records", "get"])
+        .arg(&log)
+        .args(["3", "--key-file"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert_eq!(stdout_of(&out), "three\n");
+    veilkit()
+        .args(["records", "verify"])
+        .arg(&file)
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+}
+
+#[test]
+fn passphrases_and_rekey() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let pw = dir.path().join("pw");
+    std::fs::write(&pw, "correct horse battery\n").unwrap();
+    let pw2 = dir.path().join("pw2");
+    std::fs::write(&pw2, "another one\n").unwrap();
+    let src = dir.path().join("l.txt");
+    std::fs::write(&src, "secret line\n").unwrap();
+    let file = dir.path().join("l.vkr");
+    let cheap = ["--argon2-memory", "1", "--argon2-passes", "1"];
+    veilkit()
+        .args(["records", "seal"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&file)
+        .arg("--passphrase-file")
+        .arg(&pw)
+        .args(cheap)
+        .assert()
+        .success();
+    // Through the environment variable, too.
+    let out = veilkit()
+        .args(["records", "open"])
+        .arg(&file)
+        .env("VEILKIT_PASSPHRASE_FILE", &pw)
+        .output()
+        .unwrap();
+    assert_eq!(stdout_of(&out), "secret line\n");
+    let out = veilkit()
+        .args(["records", "open"])
+        .arg(&file)
+        .arg("--passphrase-file")
+        .arg(&pw2)
+        .output()
+        .unwrap();
+    assert!(stderr_of(&out).contains("wrong key or passphrase"));
+    // Add a key, then replace the passphrase.
+    veilkit()
+        .args(["records", "rekey"])
+        .arg(&file)
+        .arg("--passphrase-file")
+        .arg(&pw)
+        .arg("--add-key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    veilkit()
+        .args(["records", "rekey"])
+        .arg(&file)
+        .arg("--key-file")
+        .arg(&key)
+        .args(["--remove-passphrase", "--add-passphrase-file"])
+        .arg(&pw2)
+        .args(cheap)
+        .assert()
+        .success();
+    veilkit()
+        .args(["records", "open"])
+        .arg(&file)
+        .arg("--passphrase-file")
+        .arg(&pw)
+        .assert()
+        .code(2);
+    veilkit()
+        .args(["records", "open"])
+        .arg(&file)
+        .arg("--passphrase-file")
+        .arg(&pw2)
+        .assert()
+        .success();
+    let info = veilkit()
+        .args(["records", "info"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&info).contains("key slots: keyring key 1; passphrase (Argon2id"),
+        "{}",
+        stdout_of(&info)
+    );
+    // Removing the last slot is refused.
+    let out = veilkit()
+        .args(["records", "rekey"])
+        .arg(&file)
+        .arg("--key-file")
+        .arg(&key)
+        .args(["--remove-key", "1", "--remove-passphrase"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("no key slot would be left"));
+    // Rotating the data key keeps the records and the secrets that were given.
+    let before = std::fs::read(&file).unwrap();
+    veilkit()
+        .args(["records", "rekey"])
+        .arg(&file)
+        .arg("--key-file")
+        .arg(&key)
+        .arg("--passphrase-file")
+        .arg(&pw2)
+        .arg("--rotate-data-key")
+        .assert()
+        .success();
+    assert_ne!(
+        before[..32],
+        std::fs::read(&file).unwrap()[..32],
+        "a new file id"
+    );
+    assert_eq!(stdout_of(&open(&file, &key)), "secret line\n");
+    veilkit()
+        .args(["records", "open"])
+        .arg(&file)
+        .arg("--passphrase-file")
+        .arg(&pw2)
+        .assert()
+        .success();
+}
+
+#[test]
+fn field_encryption_round_trips_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let input = "id,email,ssn\n1,a@x.org,123\n2,b@x.org,456\n3,a@x.org,789\n";
+    let enc = veilkit()
+        .args([
+            "records",
+            "encrypt-fields",
+            "--fields",
+            "email,ssn",
+            "--token-fields",
+            "email",
+            "--key-file",
+        ])
+        .arg(&key)
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(enc.status.success(), "{}", stderr_of(&enc));
+    let text = stdout_of(&enc);
+    assert!(text.starts_with("id,email,email_token,ssn\n"));
+    assert!(!text.contains("a@x.org"));
+    let dec = veilkit()
+        .args([
+            "records",
+            "decrypt-fields",
+            "--fields",
+            "email,ssn",
+            "--token-fields",
+            "email",
+            "--key-file",
+        ])
+        .arg(&key)
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    assert_eq!(stdout_of(&dec), input);
+    // The wrong context is an error naming line and column.
+    let dec = veilkit()
+        .args([
+            "records",
+            "decrypt-fields",
+            "--fields",
+            "email,ssn",
+            "--token-fields",
+            "email",
+            "--context",
+            "x",
+            "--key-file",
+        ])
+        .arg(&key)
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert_eq!(dec.status.code(), Some(2));
+    assert!(
+        stderr_of(&dec).contains("line 2: field \"email\" does not decrypt"),
+        "{}",
+        stderr_of(&dec)
+    );
+}
+
+/// Kills `append` at many moments; every time, the file opens with the old or the new
+/// content and verifies.
+#[test]
+fn append_killed_at_any_moment_leaves_old_or_new_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let base: String = (0..20_000)
+        .map(|i| format!("{i},first version of record {i}\n"))
+        .collect();
+    let file = seal(
+        dir.path(),
+        base.as_bytes(),
+        "k.csv",
+        &["--key-field", "1", "--no-header"],
+        &key,
+    );
+    let pristine = std::fs::read(&file).unwrap();
+    // Supersede every tenth record and add as many new ones.
+    let add: String = (0..40_000)
+        .map(|i| {
+            if i % 2 == 0 {
+                format!("{},second version\n", i * 5)
+            } else {
+                format!("new{i},added\n")
+            }
+        })
+        .collect();
+    let add_path = dir.path().join("add.csv");
+    std::fs::write(&add_path, &add).unwrap();
+    // The content after a complete append, for comparison.
+    let done = dir.path().join("done.vkr");
+    std::fs::write(&done, &pristine).unwrap();
+    veilkit()
+        .args(["records", "append"])
+        .arg(&done)
+        .arg(&add_path)
+        .arg("--no-header")
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    let old = open(&file, &key).stdout;
+    // An index page flipped: open checks those too.
+    let mut bytes = pristine.clone();
+    let index_page = 2 * 65536 + (pristine.len() - 2 * 65536) / 4096 / 2 * 4096;
+    bytes[index_page + 77] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    let out = open(&file, &key);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let new = open(&done, &key).stdout;
+    assert_ne!(old, new);
+    let (mut saw_old, mut saw_new) = (0, 0);
+    for i in 0..12u64 {
+        std::fs::write(&file, &pristine).unwrap();
+        let mut child = std_veilkit()
+            .args(["records", "append"])
+            .arg(&file)
+            .arg(&add_path)
+            .arg("--no-header")
+            .arg("--key-file")
+            .arg(&key)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(5 + i * i * 3));
+        let _ = child.kill();
+        let _ = child.wait();
+        let out = open(&file, &key);
+        assert!(
+            out.status.success(),
+            "after a kill at step {i}: {}",
+            stderr_of(&out)
+        );
+        if out.stdout == old {
+            saw_old += 1;
+        } else if out.stdout == new {
+            saw_new += 1;
+        } else {
+            panic!("after a kill at step {i}: neither the old nor the new content");
+        }
+        veilkit()
+            .args(["records", "verify"])
+            .arg(&file)
+            .arg("--key-file")
+            .arg(&key)
+            .assert()
+            .success();
+    }
+    eprintln!("kills: {saw_old} left the old content, {saw_new} the new");
+}
