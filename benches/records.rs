@@ -1,0 +1,367 @@
+//! Record file benchmarks (issue: records). The Tkrzw benchmark's workload: records with
+//! 8-byte keys and 100-byte values (1M; 100K with `--quick`), one thread. Measures
+//! sealing, opening, random gets in-process (first and second pass, and with no page
+//! cache), the batch `records get --keys` and a one-off `records get` through the real
+//! binary, and the file size; beside, in the same run, Tkrzw's HashDBM and TreeDBM
+//! (`tkrzw_dbm_perf`, without encryption: the Debian build has no AES codec, which would
+//! only slow it) and SQLCipher 4 (Python `sqlcipher3`), when installed. Medians.
+//!
+//! `cargo bench --bench records` (`-- --quick` for a short run)
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+use veilkit::keys::Keyring;
+use veilkit::progress::NoProgress;
+use veilkit::records::file::{RecordFile, Settings, seal};
+use veilkit::records::format::{InputFormat, Unlock};
+use veilkit::records::input::{KeyField, parse};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn input(n: usize) -> Vec<u8> {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let alphabet = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    let mut out = Vec::with_capacity(n * 110);
+    for i in 0..n {
+        write!(out, "{i:08}\t").unwrap();
+        for _ in 0..100 {
+            out.push(alphabet[(rng.next() % alphabet.len() as u64) as usize]);
+        }
+        out.push(b'\n');
+    }
+    out
+}
+
+fn settings() -> Settings {
+    Settings {
+        format: InputFormat::Tsv,
+        header_row: false,
+        key_field: "1".into(),
+        ..Settings::default()
+    }
+}
+
+fn seal_once(data: &[u8], path: &Path, ring: &Keyring) -> f64 {
+    let start = Instant::now();
+    let (prefix, mut recs) =
+        parse(data, InputFormat::Tsv, Some(&KeyField::Number(1)), false, 1).unwrap();
+    let mut f = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .unwrap();
+    seal(
+        &mut recs,
+        prefix,
+        &settings(),
+        &[Unlock::Keyring(ring)],
+        &mut f,
+        &NoProgress,
+    )
+    .unwrap();
+    start.elapsed().as_secs_f64()
+}
+
+fn random_keys(n: usize, count: usize, seed: u64) -> Vec<Vec<u8>> {
+    let mut rng = Rng(seed);
+    (0..count)
+        .map(|_| format!("{:08}", rng.next() % n as u64).into_bytes())
+        .collect()
+}
+
+fn gets_per_second(file: &mut RecordFile, keys: &[Vec<u8>]) -> f64 {
+    let mut buf = Vec::with_capacity(256);
+    let start = Instant::now();
+    for k in keys {
+        buf.clear();
+        assert!(file.get_into(k, &mut buf).unwrap());
+    }
+    keys.len() as f64 / start.elapsed().as_secs_f64()
+}
+
+/// `tkrzw_dbm_perf sequence` set and get rates, when installed.
+fn tkrzw(dbm: &str, n: usize, dir: &Path) -> Option<(f64, f64, u64)> {
+    let path = dir.join(format!("tkrzw.{dbm}"));
+    // Sequential keys: --random_key would repeat keys and store fewer records.
+    let out = Command::new("tkrzw_dbm_perf")
+        .args([
+            "sequence",
+            "--dbm",
+            dbm,
+            "--iter",
+            &n.to_string(),
+            "--size",
+            "100",
+            "--path",
+        ])
+        .arg(&path)
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let field = |prefix: &str, name: &str| -> Option<f64> {
+        let line = text.lines().find(|l| l.trim_start().starts_with(prefix))?;
+        let at = line.find(&format!("{name}="))? + name.len() + 1;
+        line[at..].split_whitespace().next()?.parse().ok()
+    };
+    Some((
+        field("Setting done:", "qps")?,
+        field("Getting done:", "qps")?,
+        field("file_size=", "file_size")? as u64,
+    ))
+}
+
+const SQLCIPHER: &str = r#"
+import sqlcipher3, sys, time, random, os
+n, path, inp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+rows = [l.rstrip(b"\n").split(b"\t") for l in open(inp, "rb")]
+rows = [(r[0].decode(), r[1]) for r in rows]
+if os.path.exists(path): os.remove(path)
+db = sqlcipher3.connect(path)
+db.execute("pragma key = 'bench passphrase'")
+db.execute("create table kv (k text primary key, v blob) without rowid")
+t = time.perf_counter()
+with db:
+    db.executemany("insert into kv values (?, ?)", rows)
+ins = n / (time.perf_counter() - t)
+random.seed(7)
+keys = [rows[random.randrange(n)][0] for _ in range(min(n, 200000))]
+cur = db.cursor()
+t = time.perf_counter()
+for k in keys:
+    cur.execute("select v from kv where k = ?", (k,)).fetchone()
+gets = len(keys) / (time.perf_counter() - t)
+db.close()
+print(ins, gets, os.path.getsize(path))
+"#;
+
+/// SQLCipher insert and get rates and file size, when `sqlcipher3` is importable.
+fn sqlcipher(n: usize, input: &Path, dir: &Path) -> Option<(f64, f64, u64)> {
+    let script = dir.join("sqlcipher_bench.py");
+    std::fs::write(&script, SQLCIPHER).ok()?;
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(n.to_string())
+        .arg(dir.join("bench.sqlcipher"))
+        .arg(input)
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let f: Vec<&str> = text.split_whitespace().collect();
+    Some((
+        f.first()?.parse().ok()?,
+        f.get(1)?.parse().ok()?,
+        f.get(2)?.parse().ok()?,
+    ))
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick" || a == "--test");
+    let n = if quick { 100_000 } else { 1_000_000 };
+    let runs = if quick { 1 } else { 3 };
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let ring = Keyring::generate().unwrap();
+    let key_path = dir.path().join("k.key");
+    std::fs::write(&key_path, ring.to_text().as_bytes()).unwrap();
+    #[cfg(unix)]
+    std::fs::set_permissions(
+        &key_path,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let data = input(n);
+    let input_path = dir.path().join("in.tsv");
+    std::fs::write(&input_path, &data).unwrap();
+    let raw = (n * 108) as f64;
+    let path = dir.path().join("bench.vkr");
+
+    println!(
+        "\nrecord files: {n} records, 8-byte keys, 100-byte values (TSV input, {} bytes), one thread",
+        data.len()
+    );
+    let seal_secs: Vec<f64> = (0..runs).map(|_| seal_once(&data, &path, &ring)).collect();
+    let seal_rate = n as f64 / median(seal_secs);
+    let size = std::fs::metadata(&path).unwrap().len() as f64;
+    println!(
+        "{:<44} {:>10.2}M records/s   (target >= 3M)",
+        "seal (parse, tokens, AEAD pages, index)",
+        seal_rate / 1e6
+    );
+    println!(
+        "{:<44} {:>10.3}x key+value bytes, {:.3}x the input file (target <= 1.2x)",
+        "file size",
+        size / raw,
+        size / data.len() as f64
+    );
+
+    let mut file = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    for (label, verified) in [
+        ("open, streaming (-o FILE)", false),
+        ("open, verified before output (stdout)", true),
+    ] {
+        let secs: Vec<f64> = (0..runs)
+            .map(|_| {
+                let start = Instant::now();
+                let bytes = file
+                    .write_all(&mut std::io::sink(), verified, 256 << 20, &NoProgress)
+                    .unwrap();
+                assert_eq!(bytes as usize, data.len());
+                start.elapsed().as_secs_f64()
+            })
+            .collect();
+        println!(
+            "{label:<44} {:>10.2} GB/s of plaintext (target >= 1)",
+            data.len() as f64 / median(secs) / 1e9
+        );
+    }
+
+    let keys = random_keys(n, n, 42);
+    let mut fresh = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    let first = gets_per_second(&mut fresh, &keys);
+    let second = gets_per_second(&mut fresh, &random_keys(n, n, 43));
+    let mut uncached = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    uncached.set_cache_bytes(0);
+    let none = gets_per_second(&mut uncached, &keys[..n / 5]);
+    println!(
+        "{:<44} {:>10.0}K gets/s   (target >= 400K)",
+        "random get by key, first pass (64 MiB cache)",
+        first / 1e3
+    );
+    println!(
+        "{:<44} {:>10.0}K gets/s",
+        "random get by key, second pass",
+        second / 1e3
+    );
+    println!(
+        "{:<44} {:>10.0}K gets/s",
+        "random get by key, no page cache",
+        none / 1e3
+    );
+
+    let bin = env!("CARGO_BIN_EXE_veilkit");
+    let batch = random_keys(n, 200_000, 44);
+    let keys_path = dir.path().join("keys.txt");
+    let mut kf = Vec::new();
+    for k in &batch {
+        kf.extend_from_slice(k);
+        kf.push(b'\n');
+    }
+    std::fs::write(&keys_path, kf).unwrap();
+    let batch_secs: Vec<f64> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            let st = Command::new(bin)
+                .args(["records", "get"])
+                .arg(&path)
+                .arg("--keys")
+                .arg(&keys_path)
+                .arg("--key-file")
+                .arg(&key_path)
+                .stdout(Stdio::null())
+                .status()
+                .unwrap();
+            assert!(st.success());
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    println!(
+        "{:<44} {:>10.0}K gets/s   (target >= 200K)",
+        "records get --keys FILE, end to end (200K)",
+        batch.len() as f64 / median(batch_secs) / 1e3
+    );
+    let one: Vec<f64> = (0..if quick { 5 } else { 31 })
+        .map(|i| {
+            let start = Instant::now();
+            let st = Command::new(bin)
+                .args(["records", "get"])
+                .arg(&path)
+                .arg(format!("{:08}", (i * 7919) % n))
+                .arg("--key-file")
+                .arg(&key_path)
+                .stdout(Stdio::null())
+                .status()
+                .unwrap();
+            assert!(st.success());
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    println!(
+        "{:<44} {:>10.2} ms median   (target < 2 ms)",
+        "one-off records get KEY (process start to exit)",
+        median(one) * 1e3
+    );
+    let noop: Vec<f64> = (0..if quick { 5 } else { 31 })
+        .map(|_| {
+            let start = Instant::now();
+            Command::new(bin)
+                .arg("--version")
+                .stdout(Stdio::null())
+                .status()
+                .unwrap();
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    println!(
+        "{:<44} {:>10.2} ms median",
+        "  (veilkit --version, for scale)",
+        median(noop) * 1e3
+    );
+
+    println!("\nreferences, same machine, same run:");
+    println!(
+        "{:<44} {:>14} {:>14} {:>12}",
+        "", "sets/s", "gets/s", "size"
+    );
+    println!(
+        "{:<44} {:>13.0}K {:>13.0}K {:>11.2}x",
+        "veilkit records (seal / random get)",
+        seal_rate / 1e3,
+        first / 1e3,
+        size / raw
+    );
+    for dbm in ["hash", "tree"] {
+        match tkrzw(dbm, n, dir.path()) {
+            Some((set, get, bytes)) => println!(
+                "{:<44} {:>13.0}K {:>13.0}K {:>11.2}x",
+                format!("Tkrzw {dbm}DBM, no encryption, keys in order"),
+                set / 1e3,
+                get / 1e3,
+                bytes as f64 / raw
+            ),
+            None => {
+                println!("Tkrzw {dbm}DBM: tkrzw_dbm_perf not installed (apt install tkrzw-utils)")
+            }
+        }
+    }
+    match sqlcipher(n, &input_path, dir.path()) {
+        Some((ins, get, bytes)) => println!(
+            "{:<44} {:>13.0}K {:>13.0}K {:>11.2}x",
+            "SQLCipher 4 (Python sqlcipher3)",
+            ins / 1e3,
+            get / 1e3,
+            bytes as f64 / raw
+        ),
+        None => println!(
+            "SQLCipher: python3 module sqlcipher3 not installed (pip install sqlcipher3-binary)"
+        ),
+    }
+}
