@@ -26,6 +26,10 @@ pub struct Settings {
     /// The key of the next appended line, when more than the record count plus one (a
     /// rewritten line file keeps its numbering).
     pub next_number: u64,
+    /// Threads for sealing: 1 packs, tokenizes and encrypts on the caller's thread; 0
+    /// (the default) hands tokens, encryption and writing to a second thread when the
+    /// machine has more than one CPU. Not recorded in the file.
+    pub threads: usize,
 }
 
 impl Default for Settings {
@@ -36,6 +40,7 @@ impl Default for Settings {
             key_field: String::new(),
             page_size: DEFAULT_PAGE_SIZE,
             next_number: 0,
+            threads: 0,
         }
     }
 }
@@ -403,16 +408,16 @@ fn write_dirs(
         .collect()
 }
 
-/// Writes index pages for `entries` (token, data page) in `buckets` buckets, with
+/// Writes index pages for `entries` (token, data page; in the order of
+/// `order_for_index`) in `buckets` buckets, with
 /// overflow pages where a bucket is full. Returns the refs of every index page by
 /// logical number.
 fn write_index(
     w: &mut PageWriter<'_>,
     buckets: u32,
-    entries: &mut [(u64, u32)],
+    entries: &[(u64, u32)],
 ) -> Result<Vec<PageRef>, RecordsError> {
     let cap = index_capacity(w.page_size);
-    entries.sort_unstable_by_key(|e| (bucket_of(e.0, buckets), tag_of(e.0), e.1));
     let mut pages: Vec<IndexPage> = vec![IndexPage::empty(); buckets as usize];
     let mut overflow: Vec<IndexPage> = Vec::new();
     let mut start = 0;
@@ -446,6 +451,34 @@ fn write_index(
         refs.push(w.write(Kind::Index, i as u64, &p.encode(), 0)?);
     }
     Ok(refs)
+}
+
+/// Orders `entries` by bucket, then by tag, then by whole token, the
+/// order index pages keep: a counting scatter by bucket and a small sort per bucket,
+/// instead of a sort of the whole array. Entries with equal tokens end up adjacent.
+fn order_for_index<T: Copy>(entries: &mut [T], buckets: u32, token: impl Fn(&T) -> u64) {
+    if entries.len() < 2 {
+        return;
+    }
+    let mut starts = vec![0usize; buckets as usize + 1];
+    for e in entries.iter() {
+        starts[bucket_of(token(e), buckets) as usize + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut next = starts.clone();
+    let mut scattered: Vec<T> = entries.to_vec();
+    for e in entries.iter() {
+        let b = bucket_of(token(e), buckets) as usize;
+        scattered[next[b]] = *e;
+        next[b] += 1;
+    }
+    for w in starts.windows(2) {
+        scattered[w[0]..w[1]]
+            .sort_unstable_by_key(|e| (u128::from(tag_of(token(e))) << 64) | u128::from(token(e)));
+    }
+    entries.copy_from_slice(&scattered);
 }
 
 /// The first pair of records (ordinals, in input order) with equal keys among
@@ -482,6 +515,125 @@ fn first_duplicate(
         i = j;
     }
     Ok(found)
+}
+
+const SEALER_STOPPED_TEXT: &str = "the sealing thread stopped";
+const SEALER_STOPPED: RecordsError = RecordsError::Corrupt(SEALER_STOPPED_TEXT);
+
+/// A data page packed for sealing: its logical number, its record count and its
+/// plaintext (record count first).
+struct FullPage {
+    logical: u32,
+    records: u16,
+    plain: Vec<u8>,
+}
+
+/// Pages handed to the sealing thread at a time (fewer wake-ups than page by page).
+const SEAL_BATCH: usize = 16;
+
+/// Packs `records` into data pages of `cap` bytes of plaintext, computing each record's
+/// token with `keys`, and hands batches of full pages to `sealer` (which may give back
+/// spent buffers). Returns (token, ordinal, data page) of every record, the input line
+/// of every record (by ordinal) and the record count.
+#[allow(clippy::type_complexity)] // three plain results
+fn pack_pages<'a>(
+    records: &mut dyn Iterator<Item = Result<InputRecord<'a>, RecordsError>>,
+    keys: &FileKeys,
+    cap: usize,
+    progress: &dyn Progress,
+    mut sealer: impl FnMut(Vec<FullPage>) -> Result<Vec<Vec<u8>>, RecordsError>,
+) -> Result<(Vec<(u64, u32, u32)>, Vec<u64>, u64), RecordsError> {
+    let mut spare: Vec<Vec<u8>> = Vec::new();
+    let mut page: Vec<u8> = Vec::with_capacity(cap);
+    page.extend_from_slice(&[0, 0]);
+    let mut batch: Vec<FullPage> = Vec::with_capacity(SEAL_BATCH);
+    let mut in_page: u16 = 0;
+    let mut logical: u32 = 0;
+    let mut entries: Vec<(u64, u32, u32)> = Vec::new();
+    let mut lines: Vec<u64> = Vec::new();
+    let mut count = 0u64;
+    let mut ship = |page: &mut Vec<u8>, in_page: u16, logical: &mut u32, last: bool| {
+        page[..2].copy_from_slice(&in_page.to_le_bytes());
+        let mut next = spare.pop().unwrap_or_else(|| Vec::with_capacity(cap));
+        next.clear();
+        next.extend_from_slice(&[0, 0]);
+        batch.push(FullPage {
+            logical: *logical,
+            records: in_page,
+            plain: std::mem::replace(page, next),
+        });
+        if last || batch.len() == SEAL_BATCH {
+            spare.extend(sealer(std::mem::replace(
+                &mut batch,
+                Vec::with_capacity(SEAL_BATCH),
+            ))?);
+        }
+        *logical = logical.checked_add(1).ok_or(RecordsError::TooManyPages)?;
+        Ok::<_, RecordsError>(())
+    };
+    for rec in records {
+        let rec = rec?;
+        let size = record_size(&rec.raw, &rec.key);
+        if size + 2 > cap {
+            return Err(RecordsError::RecordTooLarge {
+                line: rec.line,
+                max: cap - 8,
+            });
+        }
+        if page.len() + size > cap || in_page == u16::MAX {
+            ship(&mut page, in_page, &mut logical, false)?;
+            in_page = 0;
+        }
+        let ordinal = u32::try_from(count).map_err(|_| RecordsError::TooLarge)?;
+        entries.push((keys.token(rec.key_bytes()), ordinal, logical));
+        lines.push(rec.line);
+        encode_record(&mut page, &rec.raw, &rec.key);
+        in_page += 1;
+        count += 1;
+        if count.is_multiple_of(4096) {
+            progress.advance(4096);
+        }
+    }
+    if in_page > 0 || logical == 0 {
+        ship(&mut page, in_page, &mut logical, true)?;
+    } else {
+        // Nothing new since the last page shipped; send what is still batched.
+        ship_rest(&mut batch, &mut sealer)?;
+    }
+    Ok((entries, lines, count))
+}
+
+fn ship_rest(
+    batch: &mut Vec<FullPage>,
+    sealer: &mut impl FnMut(Vec<FullPage>) -> Result<Vec<Vec<u8>>, RecordsError>,
+) -> Result<(), RecordsError> {
+    if !batch.is_empty() {
+        sealer(std::mem::take(batch))?;
+    }
+    Ok(())
+}
+
+/// Seals batches of data pages in order. Returns the pages' refs.
+fn seal_pages(
+    w: &mut PageWriter<'_>,
+    batches: impl Iterator<Item = Vec<FullPage>>,
+    mut give_back: impl FnMut(Vec<Vec<u8>>),
+) -> Result<Vec<PageRef>, RecordsError> {
+    let mut refs = Vec::new();
+    for batch in batches {
+        let mut spent = Vec::with_capacity(batch.len());
+        for page in batch {
+            refs.push(w.write(
+                Kind::Data,
+                u64::from(page.logical),
+                &page.plain,
+                u64::from(page.records),
+            )?);
+            spent.push(page.plain);
+        }
+        give_back(spent);
+    }
+    Ok(refs)
 }
 
 /// What sealing did.
@@ -538,49 +690,50 @@ pub fn seal_with_slots<'a>(
     let generation = 1;
     let mut w = PageWriter::new(out, &keys, file_id, page_size, 0, generation);
     let cap = data_capacity(page_size);
-    let mut page: Vec<u8> = Vec::with_capacity(cap);
-    page.extend_from_slice(&[0, 0]);
-    let mut in_page: u16 = 0;
-    let mut data_refs: Vec<PageRef> = Vec::new();
-    // (token, ordinal, data page) of every record, and the input line of each ordinal.
-    let mut entries: Vec<(u64, u32, u32)> = Vec::new();
-    let mut lines: Vec<u64> = Vec::new();
-    let mut count = 0u64;
-    for rec in records {
-        let rec = rec?;
-        let key = rec.key_bytes();
-        let size = record_size(&rec.raw, &rec.key);
-        if size + 2 > cap {
-            return Err(RecordsError::RecordTooLarge {
-                line: rec.line,
-                max: cap - 8,
+    let threads = match settings.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
+        n => n,
+    };
+    let (data_refs, mut entries, lines, count) = if threads > 1 {
+        let (to_sealer, batches) = std::sync::mpsc::sync_channel::<Vec<FullPage>>(4);
+        let (give_back, spent) = std::sync::mpsc::channel::<Vec<Vec<u8>>>();
+        std::thread::scope(|scope| {
+            let sealer = scope.spawn(|| {
+                seal_pages(&mut w, batches.into_iter(), |b| {
+                    let _ = give_back.send(b);
+                })
             });
-        }
-        if page.len() + size > cap || in_page == u16::MAX {
-            page[..2].copy_from_slice(&in_page.to_le_bytes());
-            let logical = data_refs.len() as u64;
-            data_refs.push(w.write(Kind::Data, logical, &page, u64::from(in_page))?);
-            page.truncate(2);
-            in_page = 0;
-        }
-        let ordinal = u32::try_from(count).map_err(|_| RecordsError::TooLarge)?;
-        entries.push((keys.token(key), ordinal, data_refs.len() as u32));
-        lines.push(rec.line);
-        encode_record(&mut page, &rec.raw, &rec.key);
-        in_page += 1;
-        count += 1;
-        if count.is_multiple_of(4096) {
-            progress.advance(4096);
-        }
-    }
-    if in_page > 0 || data_refs.is_empty() {
-        page[..2].copy_from_slice(&in_page.to_le_bytes());
-        let logical = data_refs.len() as u64;
-        data_refs.push(w.write(Kind::Data, logical, &page, u64::from(in_page))?);
-    }
+            let packed = pack_pages(records, &keys, cap, progress, |batch| {
+                // A closed channel means the sealer stopped on an error, which join reports.
+                to_sealer.send(batch).map_err(|_| SEALER_STOPPED)?;
+                Ok(spent.try_recv().unwrap_or_default())
+            });
+            drop(to_sealer);
+            let sealed = sealer
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            match (packed, sealed) {
+                (Ok((entries, lines, count)), Ok(refs)) => Ok((refs, entries, lines, count)),
+                (Err(RecordsError::Corrupt(SEALER_STOPPED_TEXT)), Err(e)) | (Ok(_), Err(e)) => {
+                    Err(e)
+                }
+                (Err(e), _) => Err(e),
+            }
+        })?
+    } else {
+        let mut refs = Vec::new();
+        let (entries, lines, count) = pack_pages(records, &keys, cap, progress, |batch| {
+            let mut back = Vec::new();
+            refs.extend(seal_pages(&mut w, std::iter::once(batch), |b| back = b)?);
+            Ok(back)
+        })?;
+        (refs, entries, lines, count)
+    };
     // Duplicate keys have equal tokens: sort by token, confirm equal tokens by comparing
     // the keys themselves (read back from the pages just written).
-    entries.sort_unstable();
+    let buckets =
+        ((count as f64 / (index_capacity(page_size) as f64 * INDEX_FILL)).ceil() as u32).max(1);
+    order_for_index(&mut entries, buckets, |e| e.0);
     if let Some((first, second)) = first_duplicate(&mut w, &entries, &data_refs)? {
         return Err(RecordsError::DuplicateKey {
             first: lines[first as usize],
@@ -588,10 +741,8 @@ pub fn seal_with_slots<'a>(
         });
     }
     drop(lines);
-    let mut entries: Vec<(u64, u32)> = entries.into_iter().map(|(t, _, p)| (t, p)).collect();
-    let buckets =
-        ((count as f64 / (index_capacity(page_size) as f64 * INDEX_FILL)).ceil() as u32).max(1);
-    let index_refs = write_index(&mut w, buckets, &mut entries)?;
+    let entries: Vec<(u64, u32)> = entries.into_iter().map(|(t, _, p)| (t, p)).collect();
+    let index_refs = write_index(&mut w, buckets, &entries)?;
     let data_dirs = write_dirs(&mut w, Kind::DataDir, &data_refs)?;
     let index_dirs = write_dirs(&mut w, Kind::IndexDir, &index_refs)?;
     let prefix_ref = match prefix {
@@ -994,61 +1145,34 @@ impl RecordFile {
         progress: &dyn Progress,
         mut f: impl FnMut(&[u8]) -> Result<(), RecordsError>,
     ) -> Result<(), RecordsError> {
-        let total = self.data_page_count()?;
-        progress.set_total(total);
-        let mut fr = RecordFileRef {
+        let pages = self.data_pages()?;
+        progress.set_total(pages.len() as u64);
+        self.reader().each_record(&pages, progress, &mut f)
+    }
+
+    /// Every data page: (logical number, where it is).
+    fn data_pages(&mut self) -> Result<Vec<(u64, PageRef)>, RecordsError> {
+        let mut fr = self.reader();
+        let cap = dir_capacity(self.page_size) as u64;
+        let mut out = Vec::new();
+        for (di, r) in self.root.data_dirs.iter().enumerate() {
+            let d = fr.dir(Kind::DataDir, di, r)?;
+            out.extend(
+                d.into_iter()
+                    .enumerate()
+                    .map(|(j, e)| (di as u64 * cap + j as u64, e)),
+            );
+        }
+        Ok(out)
+    }
+
+    fn reader(&self) -> RecordFileRef<'_> {
+        RecordFileRef {
             file: &self.file,
             keys: &self.keys,
             id: self.header.file_id,
             page_size: self.page_size,
-        };
-        let cap = dir_capacity(self.page_size) as u64;
-        let mut buf = vec![0u8; self.page_size * 64];
-        for (di, r) in self.root.data_dirs.iter().enumerate() {
-            let d = fr.dir(Kind::DataDir, di, r)?;
-            // Read runs of consecutive physical pages in one go.
-            let mut j = 0;
-            while j < d.len() {
-                let mut run = 1;
-                while j + run < d.len()
-                    && run < 64
-                    && d[j + run].physical == d[j].physical + run as u64
-                {
-                    run += 1;
-                }
-                let at = (2 * HEADER_SIZE) as u64 + d[j].physical * self.page_size as u64;
-                fr.read_at(at, &mut buf[..run * self.page_size])?;
-                for k in 0..run {
-                    let logical = di as u64 * cap + (j + k) as u64;
-                    let e = &d[j + k];
-                    let page = &mut buf[k * self.page_size..(k + 1) * self.page_size];
-                    let plain = self
-                        .keys
-                        .open_page(
-                            &self.header.file_id,
-                            Kind::Data,
-                            logical,
-                            e.generation,
-                            page,
-                        )
-                        .ok_or(RecordsError::PageAuth {
-                            kind: "data",
-                            logical,
-                        })?;
-                    let recs = parse_data(plain)
-                        .ok_or(RecordsError::Corrupt("a data page does not parse"))?;
-                    if recs.len() as u64 != e.count {
-                        return Err(RecordsError::Corrupt("record counts disagree"));
-                    }
-                    for rec in &recs {
-                        f(&plain[rec.raw.clone()])?;
-                    }
-                }
-                progress.advance(run as u64);
-                j += run;
-            }
         }
-        Ok(())
     }
 
     /// Writes the input's header row and every live record to `out`: the original bytes.
@@ -1067,22 +1191,24 @@ impl RecordFile {
         self.authenticate_index()?;
         let mut written = 0u64;
         if verified_first {
-            let mut held: Vec<u8> = prefix.clone();
-            let mut fits = true;
-            self.for_each(progress, |r| {
-                if fits && held.len() + r.len() <= budget {
-                    held.extend_from_slice(r);
-                } else {
-                    fits = false;
-                    held = Vec::new();
+            let pages = self.data_pages()?;
+            // Plaintext is at most the pages' capacity; hold it when that fits the budget.
+            let most = pages.len().saturating_mul(data_capacity(self.page_size));
+            if most.saturating_add(prefix.len()) <= budget {
+                progress.set_total(pages.len() as u64);
+                let held = self.decrypt_parallel(&pages, progress)?;
+                out.write_all(&prefix).map_err(RecordsError::Write)?;
+                let mut written = prefix.len() as u64;
+                for part in &held {
+                    out.write_all(part).map_err(RecordsError::Write)?;
+                    written += part.len() as u64;
                 }
-                Ok(())
-            })?;
-            if fits {
-                out.write_all(&held).map_err(RecordsError::Write)?;
                 out.flush().map_err(RecordsError::Write)?;
-                return Ok(held.len() as u64);
+                return Ok(written);
             }
+            // Too large to hold: a first pass authenticates everything.
+            self.for_each(progress, |_| Ok(()))?;
+            progress.set_total(0);
         }
         out.write_all(&prefix).map_err(RecordsError::Write)?;
         written += prefix.len() as u64;
@@ -1092,6 +1218,45 @@ impl RecordFile {
         })?;
         out.flush().map_err(RecordsError::Write)?;
         Ok(written)
+    }
+
+    /// The records of `pages`, authenticated, as consecutive parts: the work is split
+    /// between this thread and a second one when the machine has more than one CPU.
+    fn decrypt_parallel(
+        &self,
+        pages: &[(u64, PageRef)],
+        progress: &dyn Progress,
+    ) -> Result<Vec<Vec<u8>>, RecordsError> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+        let (file, keys, id, page_size) =
+            (&self.file, &self.keys, self.header.file_id, self.page_size);
+        let part_of = |pages: &[(u64, PageRef)], progress: &dyn Progress| {
+            let mut held = Vec::with_capacity(pages.len() * data_capacity(page_size));
+            let mut reader = RecordFileRef {
+                file,
+                keys,
+                id,
+                page_size,
+            };
+            reader.each_record(pages, progress, &mut |r| {
+                held.extend_from_slice(r);
+                Ok(())
+            })?;
+            Ok::<_, RecordsError>(held)
+        };
+        if threads < 2 || pages.len() < 64 {
+            return Ok(vec![part_of(pages, progress)?]);
+        }
+        let (first, second) = pages.split_at(pages.len() / 2);
+        std::thread::scope(|scope| {
+            let helper = scope.spawn(|| part_of(second, &crate::progress::NoProgress));
+            let a = part_of(first, progress);
+            let b = helper
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            progress.advance(second.len() as u64);
+            Ok(vec![a?, b?])
+        })
     }
 
     /// Authenticates every index page (and the directories naming them).
@@ -1123,6 +1288,7 @@ impl RecordFile {
             key_field: self.root.key_field.clone(),
             page_size: self.header.page_size,
             next_number: self.root.next_number,
+            threads: 0,
         };
         let prefix = self.prefix()?;
         let total = self.data_page_count()?;
@@ -1481,7 +1647,8 @@ impl RecordFile {
                 let buckets = ((root.records as f64 / (cap_index as f64 * REBUILD_FILL)).ceil()
                     as u32)
                     .max(1);
-                index_refs = write_index(&mut w, buckets, &mut all)?;
+                order_for_index(&mut all, buckets, |e| e.0);
+                index_refs = write_index(&mut w, buckets, &all)?;
                 root.buckets = buckets;
                 root.index_dirs = write_dirs(&mut w, Kind::IndexDir, &index_refs)?;
             } else {
@@ -1821,6 +1988,51 @@ impl RecordFileRef<'_> {
             })?
             .to_vec();
         Ok(plain)
+    }
+
+    /// Calls `f` with every record of the data pages `pages` (logical number, ref), in
+    /// order, authenticating each page; reads runs of consecutive pages in one go.
+    fn each_record(
+        &mut self,
+        pages: &[(u64, PageRef)],
+        progress: &dyn Progress,
+        f: &mut dyn FnMut(&[u8]) -> Result<(), RecordsError>,
+    ) -> Result<(), RecordsError> {
+        const RUN: usize = 64;
+        let mut buf = vec![0u8; self.page_size * RUN];
+        let mut j = 0;
+        while j < pages.len() {
+            let mut run = 1;
+            while j + run < pages.len()
+                && run < RUN
+                && pages[j + run].1.physical == pages[j].1.physical + run as u64
+            {
+                run += 1;
+            }
+            let at = (2 * HEADER_SIZE) as u64 + pages[j].1.physical * self.page_size as u64;
+            self.read_at(at, &mut buf[..run * self.page_size])?;
+            for (k, &(logical, e)) in pages[j..j + run].iter().enumerate() {
+                let page = &mut buf[k * self.page_size..(k + 1) * self.page_size];
+                let plain = self
+                    .keys
+                    .open_page(&self.id, Kind::Data, logical, e.generation, page)
+                    .ok_or(RecordsError::PageAuth {
+                        kind: "data",
+                        logical,
+                    })?;
+                let recs =
+                    parse_data(plain).ok_or(RecordsError::Corrupt("a data page does not parse"))?;
+                if recs.len() as u64 != e.count {
+                    return Err(RecordsError::Corrupt("record counts disagree"));
+                }
+                for rec in &recs {
+                    f(&plain[rec.raw.clone()])?;
+                }
+            }
+            progress.advance(run as u64);
+            j += run;
+        }
+        Ok(())
     }
 
     fn dir(&mut self, kind: Kind, i: usize, r: &PageRef) -> Result<Vec<PageRef>, RecordsError> {

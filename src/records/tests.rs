@@ -18,6 +18,8 @@ fn settings(format: InputFormat, key: &str, header: bool, page: u32) -> Settings
         key_field: key.to_string(),
         page_size: page,
         next_number: 0,
+        // Both sealing paths: small pages on the caller's thread, others pipelined.
+        threads: if page == 512 { 1 } else { 2 },
     }
 }
 
@@ -225,6 +227,32 @@ fn input_errors_name_their_line() {
     {
         panic!("an unterminated quote swallows lines, no duplicate");
     }
+    // Errors after many pages went to the sealing thread, on both paths.
+    let mut many: Vec<u8> = (0..5000)
+        .flat_map(|i| format!("k{i},{i}\n").into_bytes())
+        .collect();
+    for threads in [1, 2] {
+        let s = Settings {
+            threads,
+            ..s.clone()
+        };
+        let mut dup = many.clone();
+        dup.extend_from_slice(b"k17,again\n");
+        match seal_bytes(&path, &dup, &s, &ring) {
+            Err(RecordsError::DuplicateKey {
+                first: 18,
+                second: 5001,
+            }) => {}
+            other => panic!("{other:?}"),
+        }
+        let mut bad = many.clone();
+        bad.extend_from_slice(b"\n");
+        match seal_bytes(&path, &bad, &s, &ring) {
+            Err(RecordsError::Input { line: 5001, .. }) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    many.truncate(0);
     let by_name = settings(InputFormat::Csv, "id", true, 4096);
     match seal_bytes(&path, b"key,v\n1,2\n", &by_name, &ring) {
         Err(RecordsError::Input { line: 1, problem }) => assert!(problem.contains("\"id\"")),
@@ -872,5 +900,56 @@ mod fields {
         assert!(matches!(r, Err(FieldError::NeedHeader)));
         let r = encrypt(&ring, &opts("9", "", false), &mut &INPUT[..], &mut out);
         assert!(matches!(r, Err(FieldError::NoField { line: 1, .. })));
+    }
+}
+
+#[test]
+fn verified_output_is_all_or_nothing_on_every_path() {
+    let dir = tmp();
+    let path = dir.path().join("r.vkr");
+    let ring = Keyring::generate().unwrap();
+    let input: Vec<u8> = (0..6000)
+        .flat_map(|i| format!("k{i},{}\n", "v".repeat(i % 90)).into_bytes())
+        .collect();
+    let mut with_header = b"key,value\n".to_vec();
+    with_header.extend_from_slice(&input);
+    let s = settings(InputFormat::Csv, "key", true, 512);
+    seal_bytes(&path, &with_header, &s, &ring).unwrap();
+    let unlock = [Unlock::Keyring(&ring)];
+    // Held in memory (split between threads), two passes, and streaming.
+    for (verified, budget) in [(true, 1 << 30), (true, 1000), (false, 0)] {
+        let mut f = RecordFile::open(&path, &unlock, false).unwrap();
+        let mut out = Vec::new();
+        let n = f
+            .write_all(&mut out, verified, budget, &NoProgress)
+            .unwrap();
+        assert_eq!(out, with_header, "verified {verified} budget {budget}");
+        assert_eq!(n, with_header.len() as u64);
+    }
+    // A page late in the file fails: nothing is written when verifying first.
+    let len = std::fs::metadata(&path).unwrap().len();
+    let mut bytes = std::fs::read(&path).unwrap();
+    // Data pages come first; 60% of the way is a data page in the second thread's half.
+    let allocated = RecordFile::open(&path, &unlock, false)
+        .unwrap()
+        .info()
+        .unwrap()
+        .allocated;
+    let late = 2 * crate::records::format::HEADER_SIZE as u64 + allocated * 6 / 10 * 512 + 100;
+    assert!(late < len);
+    bytes[late as usize] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    for budget in [1 << 30, 1000] {
+        let mut f = RecordFile::open(&path, &unlock, false).unwrap();
+        let mut out = Vec::new();
+        match f.write_all(&mut out, true, budget, &NoProgress) {
+            Err(RecordsError::PageAuth { kind: "data", .. }) => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            out.is_empty(),
+            "budget {budget}: {} bytes written",
+            out.len()
+        );
     }
 }

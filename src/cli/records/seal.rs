@@ -144,6 +144,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         key_field: key.as_ref().map(KeyField::to_text).unwrap_or_default(),
         page_size: args.page_size,
         next_number: 0,
+        threads: 0,
     };
     let bar = Bar::items(global, "sealing");
     let sealed = (|| {
