@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('reencode', 'reencode', [CompletionResultType]::ParameterValue, 'Rewrite opaque ids made with older keys under the current key')
             [CompletionResult]::new('nonce', 'nonce', [CompletionResultType]::ParameterValue, 'Make unique counter, sortable or encrypted nonces of 64, 96 or 128 bits')
             [CompletionResult]::new('records', 'records', [CompletionResultType]::ParameterValue, 'Encrypt record files at rest and still fetch one record by key in microseconds')
+            [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure ids, nonces, codecs, breach lookups and record files on this machine')
             break
         }
         'veilkit;keygen' {
@@ -390,6 +391,21 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'The input has no header row (columns are then numbers)')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Replace OUT if it exists')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace OUT if it exists')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;bench' {
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Thread counts for the nonce table, comma-separated; `max` is every core')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Measure this breach index instead of a generated one')
+            [CompletionResult]::new('--quick', '--quick', [CompletionResultType]::ParameterName, 'Small workloads: everything within 10 seconds')
+            [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'The published workload sizes (minutes)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (schema in docs/BENCH.md) instead of tables')
+            [CompletionResult]::new('--tiny', '--tiny', [CompletionResultType]::ParameterName, 'A handful of iterations (tests of the output''s shape; figures mean nothing)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -16,6 +16,9 @@ _veilkit() {
             ",$1")
                 cmd="veilkit"
                 ;;
+            veilkit,bench)
+                cmd="veilkit__subcmd__bench"
+                ;;
             veilkit,breach)
                 cmd="veilkit__subcmd__breach"
                 ;;
@@ -92,12 +95,34 @@ _veilkit() {
 
     case "${cmd}" in
         veilkit)
-            opts="-q -h -V --quiet --help --version keygen keys breach encode decode reencode nonce records"
+            opts="-q -h -V --quiet --help --version keygen keys breach encode decode reencode nonce records bench"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__bench)
+            opts="-q -h -V --quick --full --json --threads --index --tiny --quiet --help --version all ids nonces codecs breach records"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -32,6 +32,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand reencode 'Rewrite opaque ids made with older keys under the current key'
             cand nonce 'Make unique counter, sortable or encrypted nonces of 64, 96 or 128 bits'
             cand records 'Encrypt record files at rest and still fetch one record by key in microseconds'
+            cand bench 'Measure ids, nonces, codecs, breach lookups and record files on this machine'
         }
         &'veilkit;keygen'= {
             cand -o 'Write the key to FILE (created 0600, atomically) instead of standard output'
@@ -364,6 +365,20 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --no-header 'The input has no header row (columns are then numbers)'
             cand -f 'Replace OUT if it exists'
             cand --force 'Replace OUT if it exists'
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'veilkit;bench'= {
+            cand --threads 'Thread counts for the nonce table, comma-separated; `max` is every core'
+            cand --index 'Measure this breach index instead of a generated one'
+            cand --quick 'Small workloads: everything within 10 seconds'
+            cand --full 'The published workload sizes (minutes)'
+            cand --json 'Print JSON (schema in docs/BENCH.md) instead of tables'
+            cand --tiny 'A handful of iterations (tests of the output''s shape; figures mean nothing)'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
             cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
             cand -h 'Print help (see more with ''--help'')'

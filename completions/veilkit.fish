@@ -35,6 +35,7 @@ complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "decode" -d 'Turn op
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "reencode" -d 'Rewrite opaque ids made with older keys under the current key'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "nonce" -d 'Make unique counter, sortable or encrypted nonces of 64, 96 or 128 bits'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "records" -d 'Encrypt record files at rest and still fetch one record by key in microseconds'
+complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "bench" -d 'Measure ids, nonces, codecs, breach lookups and record files on this machine'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s o -l output -d 'Write the key to FILE (created 0600, atomically) instead of standard output' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -l add -d 'Append a new key to the keyring FILE; it becomes the current key' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s f -l force -d 'Replace FILE if it exists'
@@ -268,3 +269,12 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l threads -d 'Thread counts for the nonce table, comma-separated; `max` is every core' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l index -d 'Measure this breach index instead of a generated one' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l quick -d 'Small workloads: everything within 10 seconds'
+complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l full -d 'The published workload sizes (minutes)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l json -d 'Print JSON (schema in docs/BENCH.md) instead of tables'
+complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l tiny -d 'A handful of iterations (tests of the output\'s shape; figures mean nothing)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -s V -l version -d 'Print version'

@@ -174,7 +174,28 @@ fn lock_live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 /// process is about to exit without running destructors.
 pub fn remove_live_temp_files() {
     for path in lock_live().drain(..) {
-        let _ = fs::remove_file(path);
+        if path.is_dir() {
+            let _ = fs::remove_dir_all(path);
+        } else {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+/// A temporary directory that a signal handler removes (with [`remove_live_temp_files`])
+/// while this guard lives; dropping the guard only forgets it.
+#[derive(Debug)]
+pub struct LiveTempDir(PathBuf);
+
+/// Tracks the temporary directory `path` until the guard drops.
+pub fn track_temp_dir(path: &Path) -> LiveTempDir {
+    lock_live().push(path.to_path_buf());
+    LiveTempDir(path.to_path_buf())
+}
+
+impl Drop for LiveTempDir {
+    fn drop(&mut self) {
+        lock_live().retain(|p| p != &self.0);
     }
 }
 

@@ -110,6 +110,7 @@ fn extra_for(path: &[&str]) -> ManExtra {
         ["records", "info"] => super::records::info::MAN,
         ["records", "encrypt-fields"] => super::records::encrypt_fields::MAN,
         ["records", "decrypt-fields"] => super::records::decrypt_fields::MAN,
+        ["bench"] => super::bench::MAN,
         _ => TOP,
     }
 }

@@ -6,6 +6,7 @@
 //! errors to exit statuses; no domain logic lives here.
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
+pub mod bench;
 pub mod breach;
 pub mod codec;
 pub mod decode;
@@ -110,6 +111,8 @@ pub enum Command {
     Nonce(nonce::Args),
     #[command(about = records::ABOUT, long_about = records::LONG_ABOUT)]
     Records(records::Args),
+    #[command(about = bench::ABOUT, long_about = bench::LONG_ABOUT)]
+    Bench(bench::Args),
 }
 
 /// `veilkit breach query` alone: the one-shot lookup is the command whose start-up time
@@ -169,6 +172,7 @@ pub fn main() -> ExitCode {
         Command::Reencode(args) => reencode::run(&args, global),
         Command::Nonce(args) => nonce::run(&args, global),
         Command::Records(args) => records::run(&args, global),
+        Command::Bench(args) => bench::run(&args, global),
     };
     match result {
         Ok(status) => status.into(),

@@ -210,6 +210,18 @@ impl Bar {
         Bar(pb)
     }
 
+    /// Starts over at zero with a new total (a new phase of work).
+    pub fn restart(&self, total: u64) {
+        self.0.set_position(0);
+        self.0.set_length(total);
+        self.0.reset_eta();
+    }
+
+    /// Runs `f` with the bar hidden, so that output to the terminal is not garbled.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.0.suspend(f)
+    }
+
     /// Removes the bar from the terminal.
     pub fn finish(&self) {
         self.0.finish_and_clear();

@@ -1,6 +1,7 @@
 //! Integration tests: every test runs the real `veilkit` binary. One test binary for the
 //! whole suite keeps link time down on small machines.
 
+mod bench;
 mod breach;
 mod common;
 mod conventions;
