@@ -254,7 +254,7 @@ fn main() {
     let none = gets_per_second(&mut uncached, &keys[..n / 5]);
     println!(
         "{:<44} {:>10.0}K gets/s   (target >= 400K)",
-        "random get by key, first pass (64 MiB cache)",
+        "random get by key, first pass (256 MiB cache)",
         first / 1e3
     );
     println!(
