@@ -74,6 +74,9 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check passwords typed at a hidden prompt')
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show an index''s kind, size, counts and format')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check an index end to end: structure and every checksum')
+            [CompletionResult]::new('export-ranges', 'export-ranges', [CompletionResultType]::ParameterValue, 'Write an index as the 1,048,576 range files the HIBP range API serves')
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Replace the prefixes of an index that a directory of range files holds')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'List the hashes added, removed and re-counted between two indexes')
             break
         }
         'veilkit;breach;build' {
@@ -123,6 +126,42 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             break
         }
         'veilkit;breach;verify' {
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;breach;export-ranges' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'The index')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'The index')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The directory to create')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The directory to create')
+            [CompletionResult]::new('--skip-empty', '--skip-empty', [CompletionResultType]::ParameterName, 'Write files only for prefixes that hold hashes')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;breach;merge' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The new index')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The new index')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Replace NEW_INDEX if it exists')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace NEW_INDEX if it exists')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;breach;diff' {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -49,8 +49,17 @@ _veilkit() {
             veilkit__subcmd__breach,check)
                 cmd="veilkit__subcmd__breach__subcmd__check"
                 ;;
+            veilkit__subcmd__breach,diff)
+                cmd="veilkit__subcmd__breach__subcmd__diff"
+                ;;
+            veilkit__subcmd__breach,export-ranges)
+                cmd="veilkit__subcmd__breach__subcmd__export__subcmd__ranges"
+                ;;
             veilkit__subcmd__breach,info)
                 cmd="veilkit__subcmd__breach__subcmd__info"
+                ;;
+            veilkit__subcmd__breach,merge)
+                cmd="veilkit__subcmd__breach__subcmd__merge"
                 ;;
             veilkit__subcmd__breach,query)
                 cmd="veilkit__subcmd__breach__subcmd__query"
@@ -131,7 +140,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach)
-            opts="-q -h -V --quiet --help --version build query check info verify"
+            opts="-q -h -V --quiet --help --version build query check info verify export-ranges merge diff"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -192,6 +201,50 @@ _veilkit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        veilkit__subcmd__breach__subcmd__diff)
+            opts="-q -h -V --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__export__subcmd__ranges)
+            opts="-i -o -q -h -V --index --output --skip-empty --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         veilkit__subcmd__breach__subcmd__info)
             opts="-q -h -V --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -199,6 +252,28 @@ _veilkit() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__merge)
+            opts="-o -f -q -h -V --output --force --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -68,6 +68,9 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand check 'Check passwords typed at a hidden prompt'
             cand info 'Show an index''s kind, size, counts and format'
             cand verify 'Check an index end to end: structure and every checksum'
+            cand export-ranges 'Write an index as the 1,048,576 range files the HIBP range API serves'
+            cand merge 'Replace the prefixes of an index that a directory of range files holds'
+            cand diff 'List the hashes added, removed and re-counted between two indexes'
         }
         &'veilkit;breach;build'= {
             cand -o 'The index to write'
@@ -112,6 +115,39 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --version 'Print version'
         }
         &'veilkit;breach;verify'= {
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'veilkit;breach;export-ranges'= {
+            cand -i 'The index'
+            cand --index 'The index'
+            cand -o 'The directory to create'
+            cand --output 'The directory to create'
+            cand --skip-empty 'Write files only for prefixes that hold hashes'
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'veilkit;breach;merge'= {
+            cand -o 'The new index'
+            cand --output 'The new index'
+            cand -f 'Replace NEW_INDEX if it exists'
+            cand --force 'Replace NEW_INDEX if it exists'
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'veilkit;breach;diff'= {
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
             cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
             cand -h 'Print help (see more with ''--help'')'

@@ -378,7 +378,7 @@ fn start_writeback(out: &File, offset: u64, len: u64) {
 }
 
 /// The range files of a per-prefix directory, in prefix order: (prefix, path, size).
-fn range_files(dir: &Path) -> Result<Vec<(u32, PathBuf, u64)>, BuildError> {
+pub(crate) fn range_files(dir: &Path) -> Result<Vec<(u32, PathBuf, u64)>, BuildError> {
     let shown = dir.display().to_string();
     let entries = std::fs::read_dir(dir).map_err(|e| BuildError::Read(shown.clone(), e))?;
     let mut files = Vec::new();

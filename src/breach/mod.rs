@@ -6,6 +6,7 @@ pub mod common;
 pub mod format;
 pub mod index;
 pub mod query;
+pub mod ranges;
 
 use format::Wide;
 use sha1::Digest;

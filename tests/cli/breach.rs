@@ -434,3 +434,219 @@ fn an_interrupted_build_leaves_no_file() {
         "a temporary file was left"
     );
 }
+
+fn build_from(dir: &Path, name: &str, dump: &str) -> PathBuf {
+    let d = write(dir, &format!("{name}.txt"), dump);
+    let idx = dir.join(format!("{name}.idx"));
+    veilkit()
+        .args(["-q", "breach", "build"])
+        .arg(&d)
+        .arg("-o")
+        .arg(&idx)
+        .assert()
+        .success();
+    idx
+}
+
+#[test]
+fn export_ranges_writes_the_range_api_bodies_and_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two hashes share the prefix 5BAA6.
+    let dump = "\
+5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493
+5BAA6FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF:1
+7C4A8D09CA3762AF61E59520943DC26494F8941B:37359195
+F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
+";
+    let idx = build_from(dir.path(), "a", dump);
+    let out = dir.path().join("ranges");
+    veilkit()
+        .args(["breach", "export-ranges", "--skip-empty", "-i"])
+        .arg(&idx)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("wrote 3 range files (4 hashes"));
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["5BAA6.txt", "7C4A8.txt", "F3BBB.txt"]);
+    // CRLF between lines, none at the end, suffixes without the prefix.
+    assert_eq!(
+        std::fs::read(out.join("5BAA6.txt")).unwrap(),
+        b"1E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493\r\nFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF:1"
+    );
+    assert_eq!(
+        std::fs::read(out.join("F3BBB.txt")).unwrap(),
+        b"D66A63D4BF1747940578EC3D0103530E21D:17043"
+    );
+    // Back to a byte-identical index.
+    let again = dir.path().join("again.idx");
+    veilkit()
+        .args(["-q", "breach", "build"])
+        .arg(&out)
+        .arg("-o")
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&idx).unwrap(), std::fs::read(&again).unwrap());
+    // An existing, non-empty directory is refused and left alone; no temporary remains.
+    veilkit()
+        .args(["breach", "export-ranges", "-i"])
+        .arg(&idx)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("exists and is not empty"));
+    let leftovers = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".veilkit")
+        })
+        .count();
+    assert_eq!(leftovers, 0);
+}
+
+#[test]
+fn diff_lists_added_removed_and_recounted_hashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = build_from(
+        dir.path(),
+        "old",
+        "\
+5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493
+7C4A8D09CA3762AF61E59520943DC26494F8941B:37359195
+F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
+",
+    );
+    let new = build_from(
+        dir.path(),
+        "new",
+        "\
+5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861500
+6BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:2
+F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
+",
+    );
+    veilkit()
+        .args(["breach", "diff"])
+        .arg(&old)
+        .arg(&new)
+        .assert()
+        .code(1)
+        .stdout(
+            "~5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493:3861500\n\
+             +6BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:2\n\
+             -7C4A8D09CA3762AF61E59520943DC26494F8941B:37359195\n",
+        )
+        .stderr(predicate::str::contains(
+            "1 added, 1 removed, 1 re-counted, 1 unchanged",
+        ));
+    veilkit()
+        .args(["-q", "breach", "diff"])
+        .arg(&old)
+        .arg(&old)
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    // Different kinds are an error.
+    let ntlm = build_from(dir.path(), "ntlm", "8846F7EAEE8FB117AD06BDD830B7586C:1\n");
+    veilkit()
+        .args(["breach", "diff"])
+        .arg(&old)
+        .arg(&ntlm)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("different hash kinds"));
+}
+
+#[test]
+fn merge_replaces_the_prefixes_a_range_directory_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = build_from(
+        dir.path(),
+        "old",
+        "\
+5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493
+7C4A8D09CA3762AF61E59520943DC26494F8941B:37359195
+F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
+",
+    );
+    let ranges = dir.path().join("changed");
+    std::fs::create_dir(&ranges).unwrap();
+    // A new prefix, a re-counted one with a new hash (lower case, BOM), an emptied one.
+    std::fs::write(
+        ranges.join("00000.txt"),
+        "0005AD76BD555C1D6D771DE417A4B87E4B4:7",
+    )
+    .unwrap();
+    std::fs::write(
+        ranges.join("5BAA6.txt"),
+        "\u{feff}1E4C9B93F3F0682250B6CF8331B7EE68FD8:3861500\r\nfffffffffffffffffffffffffffffffffff:2",
+    )
+    .unwrap();
+    std::fs::write(ranges.join("7C4A8.txt"), "").unwrap();
+    let merged = dir.path().join("new.idx");
+    veilkit()
+        .args(["breach", "merge"])
+        .arg(&old)
+        .arg(&ranges)
+        .arg("-o")
+        .arg(&merged)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "merged 3 range files (2 old hashes replaced): 4 hashes",
+        ));
+    let direct = build_from(
+        dir.path(),
+        "direct",
+        "\
+000000005AD76BD555C1D6D771DE417A4B87E4B4:7
+5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861500
+5BAA6FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF:2
+F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
+",
+    );
+    assert_eq!(
+        std::fs::read(&merged).unwrap(),
+        std::fs::read(&direct).unwrap()
+    );
+    veilkit()
+        .args(["breach", "diff"])
+        .arg(&old)
+        .arg(&merged)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "2 added, 1 removed, 1 re-counted, 1 unchanged",
+        ));
+    // A bad range file names itself and its line; nothing is written.
+    std::fs::write(
+        ranges.join("7C4A8.txt"),
+        "D09CA3762AF61E59520943DC26494F8941B:1\r\nXYZ:2",
+    )
+    .unwrap();
+    let failed = dir.path().join("failed.idx");
+    veilkit()
+        .args(["breach", "merge"])
+        .arg(&old)
+        .arg(&ranges)
+        .arg("-o")
+        .arg(&failed)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "7C4A8.txt: line 2: the suffix is not 35 hex digits",
+        ));
+    assert!(!failed.exists());
+}

@@ -2,7 +2,10 @@
 
 pub mod build;
 pub mod check;
+pub mod diff;
+pub mod export_ranges;
 pub mod info;
+pub mod merge;
 pub mod query;
 pub mod verify;
 
@@ -67,6 +70,12 @@ pub enum Command {
     Info(info::Args),
     #[command(about = verify::ABOUT, long_about = verify::LONG_ABOUT)]
     Verify(verify::Args),
+    #[command(about = export_ranges::ABOUT, long_about = export_ranges::LONG_ABOUT)]
+    ExportRanges(export_ranges::Args),
+    #[command(about = merge::ABOUT, long_about = merge::LONG_ABOUT)]
+    Merge(merge::Args),
+    #[command(about = diff::ABOUT, long_about = diff::LONG_ABOUT)]
+    Diff(diff::Args),
 }
 
 /// Runs `veilkit breach ...`.
@@ -77,6 +86,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         Command::Check(a) => check::run(a, global),
         Command::Info(a) => info::run(a, global),
         Command::Verify(a) => verify::run(a, global),
+        Command::ExportRanges(a) => export_ranges::run(a, global),
+        Command::Merge(a) => merge::run(a, global),
+        Command::Diff(a) => diff::run(a, global),
     }
 }
 

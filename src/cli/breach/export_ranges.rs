@@ -1,0 +1,122 @@
+//! `veilkit breach export-ranges`: an index as the public range API's files.
+
+use super::super::generate::ManExtra;
+use super::super::output::Bar;
+use super::super::report::HintExt;
+use super::super::{Global, Status};
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+
+/// One line for the command list.
+pub const ABOUT: &str = "Write an index as the 1,048,576 range files the HIBP range API serves";
+
+/// The description in `--help` and the man page.
+pub const LONG_ABOUT: &str = "Write an index as range files exactly as the public HIBP range \
+API serves them: one file `XXXXX.txt` per 5-hex-digit prefix, holding `SUFFIX:COUNT` lines \
+(upper case, the suffix without the prefix) joined by CRLF, with no final line end; the \
+layout HIBP itself serves from a CDN. Any static web server, object store or CDN can then \
+answer range queries at scale, and `veilkit breach build DIR -o INDEX` turns the directory \
+back into a byte-identical index.
+
+Every one of the 1,048,576 prefixes gets a file (an empty one for a prefix without hashes) \
+unless --skip-empty is given. DIR must not exist, or be empty: the files are written into a \
+temporary directory beside it, synced, and renamed to DIR only when complete.";
+
+/// Extra man page sections.
+pub const MAN: ManExtra = ManExtra {
+    exit_status: super::super::generate::EXIT_PLAIN,
+    uses_keys: false,
+    environment: &[],
+    examples: &[
+        (
+            "Export for a static web server",
+            "veilkit breach export-ranges -i pwned.idx -o /srv/www/range",
+        ),
+        (
+            "Round trip: the rebuilt index is byte-identical",
+            "veilkit breach build /srv/www/range -o again.idx && cmp pwned.idx again.idx",
+        ),
+    ],
+};
+
+/// Arguments of `veilkit breach export-ranges`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+pub struct Args {
+    /// The index.
+    #[arg(short, long, value_name = "INDEX")]
+    pub index: PathBuf,
+    /// The directory to create.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+    /// Write files only for prefixes that hold hashes.
+    #[arg(long)]
+    pub skip_empty: bool,
+}
+
+/// Runs `veilkit breach export-ranges`.
+pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
+    let index = super::open_index(&args.index)?;
+    let target = &args.output;
+    let shown = target.display().to_string();
+    if let Ok(mut entries) = std::fs::read_dir(target) {
+        if entries.next().is_some() {
+            return Err(anyhow::anyhow!(
+                "{shown}: the directory exists and is not empty"
+            ))
+            .hint("choose a new directory, or remove this one first");
+        }
+    } else if target.exists() {
+        anyhow::bail!("{shown}: exists and is not a directory");
+    }
+    let parent = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    super::super::signals::install();
+    let temp = tempfile::Builder::new()
+        .prefix(".veilkit-ranges-")
+        .tempdir_in(&parent)
+        .with_context(|| format!("{}: cannot create a directory", parent.display()))?;
+    let tracked = crate::streams::track_temp_dir(temp.path());
+    let bar = Bar::items(global, "exporting ranges");
+    let summary = crate::breach::ranges::export(&index, temp.path(), args.skip_empty, &bar)
+        .context(shown.clone())?;
+    bar.finish();
+    sync_filesystem(temp.path()).with_context(|| format!("{shown}: sync"))?;
+    let kept = temp.keep();
+    if let Err(e) = std::fs::rename(&kept, target) {
+        let _ = std::fs::remove_dir_all(&kept);
+        return Err(e).context(shown);
+    }
+    drop(tracked);
+    let _ = crate::streams::sync_parent_dir(target);
+    if !global.quiet {
+        eprintln!(
+            "veilkit: wrote {} range files ({} hashes, {} bytes) into {shown}",
+            summary.files, summary.hashes, summary.bytes
+        );
+    }
+    Ok(Status::Success)
+}
+
+/// Flushes the file system holding `dir` to disk (one call instead of a million fsyncs).
+fn sync_filesystem(dir: &Path) -> std::io::Result<()> {
+    let d = std::fs::File::open(dir)?;
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        #[allow(unsafe_code)]
+        // SAFETY: syncfs takes a descriptor we own and open for the whole call; it reads
+        // and writes no memory of ours.
+        let r = unsafe { libc::syncfs(d.as_raw_fd()) };
+        if r != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        d.sync_all()
+    }
+}
