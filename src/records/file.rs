@@ -594,23 +594,10 @@ fn pack_pages<'a>(
             progress.advance(4096);
         }
     }
-    if in_page > 0 || logical == 0 {
-        ship(&mut page, in_page, &mut logical, true)?;
-    } else {
-        // Nothing new since the last page shipped; send what is still batched.
-        ship_rest(&mut batch, &mut sealer)?;
-    }
+    // The last page always holds a record (a page is shipped only when the next record
+    // needs room), or is the one empty page of an empty file.
+    ship(&mut page, in_page, &mut logical, true)?;
     Ok((entries, lines, count))
-}
-
-fn ship_rest(
-    batch: &mut Vec<FullPage>,
-    sealer: &mut impl FnMut(Vec<FullPage>) -> Result<Vec<Vec<u8>>, RecordsError>,
-) -> Result<(), RecordsError> {
-    if !batch.is_empty() {
-        sealer(std::mem::take(batch))?;
-    }
-    Ok(())
 }
 
 /// Seals batches of data pages in order. Returns the pages' refs.
@@ -995,12 +982,7 @@ impl RecordFile {
         if let Some(p) = self.cache.get((kind as u8, logical)) {
             return Ok(p);
         }
-        let mut f = RecordFileRef {
-            file: &self.file,
-            keys: &self.keys,
-            id: self.header.file_id,
-            page_size: self.page_size,
-        };
+        let mut f = self.reader();
         let p = Rc::new(f.page(kind, logical, r)?);
         self.cache.put((kind as u8, logical), p.clone());
         Ok(p)
@@ -1019,12 +1001,7 @@ impl RecordFile {
         let r = *list
             .get(i)
             .ok_or(RecordsError::Corrupt("directory too short"))?;
-        let mut f = RecordFileRef {
-            file: &self.file,
-            keys: &self.keys,
-            id: self.header.file_id,
-            page_size: self.page_size,
-        };
+        let mut f = self.reader();
         let d = Rc::new(f.dir(kind, i, &r)?);
         self.dirs.insert((kind as u8, i), d.clone());
         Ok(d)
@@ -1268,12 +1245,7 @@ impl RecordFile {
     fn authenticate_index(&mut self) -> Result<(), RecordsError> {
         for logical in 0..self.index_page_count()? {
             let r = self.page_ref(Kind::Index, logical)?;
-            let mut f = RecordFileRef {
-                file: &self.file,
-                keys: &self.keys,
-                id: self.header.file_id,
-                page_size: self.page_size,
-            };
+            let mut f = self.reader();
             f.page(Kind::Index, logical, &r)?;
         }
         Ok(())
@@ -1494,12 +1466,7 @@ impl RecordFile {
                     let r = *data_refs
                         .get(logical as usize)
                         .ok_or(RecordsError::Corrupt("page missing from its directory"))?;
-                    let mut fr = RecordFileRef {
-                        file: &self.file,
-                        keys: &self.keys,
-                        id: self.header.file_id,
-                        page_size: self.page_size,
-                    };
+                    let mut fr = self.reader();
                     let p = fr.page(Kind::Data, logical, &r)?;
                     let recs = parse_data(&p)
                         .ok_or(RecordsError::Corrupt("a data page does not parse"))?;
@@ -1746,12 +1713,7 @@ impl RecordFile {
             let r = *refs
                 .get(logical as usize)
                 .ok_or(RecordsError::Corrupt("an index chain is broken"))?;
-            let mut fr = RecordFileRef {
-                file: &self.file,
-                keys: &self.keys,
-                id: self.header.file_id,
-                page_size: self.page_size,
-            };
+            let mut fr = self.reader();
             let p = fr.page(Kind::Index, logical, &r)?;
             v.insert(
                 IndexPage::decode(&p)
