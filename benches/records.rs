@@ -9,44 +9,19 @@
 //! `cargo bench --bench records` (`-- --quick` for a short run)
 
 use std::fs::File;
-use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
+use veilkit::bench::records::{input, keys};
 use veilkit::keys::Keyring;
 use veilkit::progress::NoProgress;
 use veilkit::records::file::{RecordFile, Settings, seal};
 use veilkit::records::format::{InputFormat, Unlock};
 use veilkit::records::input::{KeyField, parse};
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
-}
-
-fn input(n: usize) -> Vec<u8> {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let alphabet = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    let mut out = Vec::with_capacity(n * 110);
-    for i in 0..n {
-        write!(out, "{i:08}\t").unwrap();
-        for _ in 0..100 {
-            out.push(alphabet[(rng.next() % alphabet.len() as u64) as usize]);
-        }
-        out.push(b'\n');
-    }
-    out
 }
 
 fn settings(threads: usize) -> Settings {
@@ -80,13 +55,6 @@ fn seal_once(data: &[u8], path: &Path, ring: &Keyring, threads: usize) -> f64 {
     )
     .unwrap();
     start.elapsed().as_secs_f64()
-}
-
-fn random_keys(n: usize, count: usize, seed: u64) -> Vec<Vec<u8>> {
-    let mut rng = Rng(seed);
-    (0..count)
-        .map(|_| format!("{:08}", rng.next() % n as u64).into_bytes())
-        .collect()
 }
 
 fn gets_per_second(file: &mut RecordFile, keys: &[Vec<u8>]) -> f64 {
@@ -189,7 +157,7 @@ fn main() {
         std::os::unix::fs::PermissionsExt::from_mode(0o600),
     )
     .unwrap();
-    let data = input(n);
+    let data = input(n, 100);
     let input_path = dir.path().join("in.tsv");
     std::fs::write(&input_path, &data).unwrap();
     let raw = (n * 108) as f64;
@@ -245,13 +213,13 @@ fn main() {
         );
     }
 
-    let keys = random_keys(n, n, 42);
+    let wanted = keys(n, n, 42);
     let mut fresh = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
-    let first = gets_per_second(&mut fresh, &keys);
-    let second = gets_per_second(&mut fresh, &random_keys(n, n, 43));
+    let first = gets_per_second(&mut fresh, &wanted);
+    let second = gets_per_second(&mut fresh, &keys(n, n, 43));
     let mut uncached = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
     uncached.set_cache_bytes(0);
-    let none = gets_per_second(&mut uncached, &keys[..n / 5]);
+    let none = gets_per_second(&mut uncached, &wanted[..n / 5]);
     println!(
         "{:<44} {:>10.0}K gets/s   (target >= 400K)",
         "random get by key, first pass (256 MiB cache)",
@@ -269,7 +237,7 @@ fn main() {
     );
 
     let bin = env!("CARGO_BIN_EXE_veilkit");
-    let batch = random_keys(n, 200_000, 44);
+    let batch = keys(n, 200_000, 44);
     let keys_path = dir.path().join("keys.txt");
     let mut kf = Vec::new();
     for k in &batch {

@@ -5,7 +5,7 @@
 //!
 //! Without an index, one is built in a temporary directory from generated hashes.
 
-use super::{BenchError, Column, Figure, Options, Section, Table, col};
+use super::{BenchError, Column, Figure, Options, Rng, Section, Table, col};
 use crate::breach::HashKind;
 use crate::breach::build::{self, Source};
 use crate::breach::format::Wide;
@@ -24,19 +24,9 @@ fn columns() -> Vec<Column> {
     ]
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn hash(&mut self) -> Wide {
-        Wide([self.next(), self.next(), self.next() & !0xffff_ffff])
-    }
+/// A random SHA-1-sized hash.
+fn random_hash(rng: &mut Rng) -> Wide {
+    Wide([rng.next(), rng.next(), rng.next() & !0xffff_ffff])
 }
 
 /// A generated dump, `HASH:COUNT` lines of sorted random SHA-1 hashes, read lazily.
@@ -81,7 +71,7 @@ impl Read for Dump {
 /// "present" queries.
 fn generate(n: usize, path: &Path) -> Result<Vec<Wide>, BenchError> {
     let mut rng = Rng(0x1234_5678_9abc_def1);
-    let mut hashes: Vec<Wide> = (0..n).map(|_| rng.hash()).collect();
+    let mut hashes: Vec<Wide> = (0..n).map(|_| random_hash(&mut rng)).collect();
     hashes.sort_unstable_by_key(|h| h.0);
     hashes.dedup_by_key(|h| h.0);
     let step = (hashes.len() / 100_000).max(1);
@@ -196,7 +186,7 @@ pub(super) fn run(options: &Options, progress: &dyn Progress) -> Result<Table, B
     while queries.len() < want {
         let p = present[(rng.next() % present.len().max(1) as u64) as usize];
         queries.push(p);
-        let mut h = rng.hash();
+        let mut h = random_hash(&mut rng);
         if width < 20 {
             h = Wide::from_be_prefix(&h.to_be_bytes()[..width]);
         }

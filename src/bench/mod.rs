@@ -366,6 +366,18 @@ pub fn machine() -> Machine {
     }
 }
 
+/// Xorshift64: reproducible workload data (not for anything secret).
+pub(crate) struct Rng(pub(crate) u64);
+
+impl Rng {
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
 /// The timestamp counter, where the processor has one readable from user space.
 pub(crate) fn ticks() -> Option<u64> {
     #[cfg(target_arch = "x86_64")]

@@ -8,7 +8,7 @@
 //! unencrypted store without integrity does. Encrypted: `veilkit records` (seal, then random gets
 //! by key through a freshly opened file: index lookup, page authentication and decryption).
 
-use super::{BenchError, Column, Figure, Options, Section, Table, col};
+use super::{BenchError, Column, Figure, Options, Rng, Section, Table, col};
 use crate::keys::{Keyring, MasterKey};
 use crate::progress::{NoProgress, Progress};
 use crate::records::file::{RecordFile, Settings, seal};
@@ -31,19 +31,8 @@ fn columns() -> Vec<Column> {
     ]
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
-/// TSV input: 8-digit keys and `value` random letters.
-fn input(n: usize, value: usize) -> Vec<u8> {
+/// The workload: `n` TSV lines of an 8-digit key and `value` random letters and digits.
+pub fn input(n: usize, value: usize) -> Vec<u8> {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let alphabet = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     let mut out = Vec::with_capacity(n * (value + 10));
@@ -61,7 +50,8 @@ fn input(n: usize, value: usize) -> Vec<u8> {
     out
 }
 
-fn keys(n: usize, count: usize, seed: u64) -> Vec<Vec<u8>> {
+/// `count` keys of `input(n, _)` drawn at random.
+pub fn keys(n: usize, count: usize, seed: u64) -> Vec<Vec<u8>> {
     let mut rng = Rng(seed);
     (0..count)
         .map(|_| format!("{:08}", rng.next() % n as u64).into_bytes())
