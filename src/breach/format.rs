@@ -330,6 +330,24 @@ pub fn align(v: u64) -> u64 {
 }
 
 impl Header {
+    /// A fingerprint of the data this index holds (its kind, size and section
+    /// checksums): files derived from it (compact indexes, filters) record it, so that a
+    /// filter is never paired with another index.
+    pub fn identity(&self) -> u64 {
+        let mut b = Vec::with_capacity(48);
+        for v in [
+            u64::from(self.params.kind.code()),
+            self.records,
+            self.total_count,
+            self.overflow_sum,
+            self.table_sum,
+            self.blocks_sum,
+        ] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        xxh3_64(&b)
+    }
+
     /// The 4096 header bytes.
     pub fn encode(&self) -> Vec<u8> {
         let mut b = vec![0u8; HEADER_SIZE];

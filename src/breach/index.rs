@@ -518,7 +518,7 @@ impl Index {
 /// Asks the processor to start loading the cache lines of `bytes` (a hint: nothing is
 /// read, and nothing happens on targets without a prefetch instruction).
 #[inline(always)]
-fn prefetch_range(bytes: &[u8]) {
+pub(crate) fn prefetch_range(bytes: &[u8]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};

@@ -3,10 +3,13 @@
 
 pub mod build;
 pub mod common;
+pub mod compact;
+pub mod filter;
 pub mod format;
 pub mod index;
 pub mod query;
 pub mod ranges;
+pub mod tier;
 
 use format::Wide;
 use sha1::Digest;
@@ -122,3 +125,5 @@ impl HashKind {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tier_tests;

@@ -38,7 +38,7 @@ fn hex(kind: HashKind, h: &Wide) -> String {
     String::from_utf8(out).unwrap()
 }
 
-fn dump_text(kind: HashKind, records: &BTreeMap<Vec<u8>, u64>) -> String {
+pub(crate) fn dump_text(kind: HashKind, records: &BTreeMap<Vec<u8>, u64>) -> String {
     records
         .iter()
         .map(|(h, c)| format!("{}:{c}\n", hex(kind, &Wide::from_be_prefix(h))))
@@ -169,7 +169,7 @@ fn probe_damaged(bytes: Vec<u8>) {
 }
 
 /// A dump of random SHA-1 hashes, sorted, with the given counts.
-fn random_dump(n: usize, seed: u64) -> BTreeMap<Vec<u8>, u64> {
+pub(crate) fn random_dump(n: usize, seed: u64) -> BTreeMap<Vec<u8>, u64> {
     let mut x = seed | 1;
     let mut next = || {
         x ^= x << 13;

@@ -1,0 +1,432 @@
+//! The compact tier: truncated keys with exact counts, 7 bytes per hash
+//! (`docs/BREACH-FORMAT.md`, "Compact index").
+//!
+//! A hash's top `b + 42` bits are its key: `b` bits pick a bucket (a table of `2^b + 1`
+//! entry numbers), the next 42 are stored with a 14-bit count in a 7-byte entry, sorted
+//! within the bucket. `b = floor(log2 n) - 7`, so buckets hold 128 to 256 entries on
+//! average and an absent hash matches a stored key with probability `n / 2^(b+42)`, about
+//! 3e-11 to 6e-11 at any size. Counts of 16383 and more are in an overflow section.
+
+use super::format::{HEADER_SIZE, Wide, align};
+use super::index::{Index, IndexError};
+use super::tier::{Bytes, Tier, TierBuildError, TierHeader, pad_to};
+use crate::progress::Progress;
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+use xxhash_rust::xxh3::Xxh3;
+
+/// Key bits stored in an entry, below the bucket bits.
+pub const SUFFIX_BITS: u32 = 42;
+/// Count bits in an entry.
+pub const COUNT_BITS: u32 = 14;
+/// The count field's value for "the count is in the overflow section".
+pub const COUNT_IN_OVERFLOW: u64 = (1 << COUNT_BITS) - 1;
+/// Bytes of an entry.
+pub const ENTRY: usize = 7;
+/// Bytes of an overflow entry: bucket, suffix, count (u64 LE each).
+pub const OVERFLOW_ENTRY: usize = 24;
+/// The most bucket bits.
+pub const MAX_BUCKET_BITS: u32 = 40;
+
+const SUFFIX_MASK: u64 = (1 << SUFFIX_BITS) - 1;
+const ENTRY_MASK: u64 = (1 << (ENTRY * 8)) - 1;
+
+/// Bucket bits for `n` hashes.
+pub fn bucket_bits(n: u64) -> u32 {
+    if n < 256 {
+        0
+    } else {
+        (n.ilog2() - 7).min(MAX_BUCKET_BITS)
+    }
+}
+
+/// (bucket, suffix) of a hash for bucket bits `b`.
+#[inline]
+fn split(hash: &Wide, b: u32) -> (u64, u64) {
+    let key = (u128::from(hash.0[0]) << 64) | u128::from(hash.0[1]);
+    let bucket = if b == 0 { 0 } else { (key >> (128 - b)) as u64 };
+    let suffix = (key >> (128 - b - SUFFIX_BITS)) as u64 & SUFFIX_MASK;
+    (bucket, suffix)
+}
+
+/// An open compact index.
+pub struct Compact {
+    bytes: Bytes,
+    header: TierHeader,
+    body_off: usize,
+    table_off: usize,
+    overflow_off: usize,
+    overflow_len: usize,
+}
+
+impl Compact {
+    /// Opens and maps a compact index, checking its header and its table's ends.
+    pub fn open(path: &Path) -> Result<Compact, IndexError> {
+        let file = File::open(path)?;
+        let len = file.metadata()?.len();
+        if len < HEADER_SIZE as u64 {
+            return Err(super::format::HeaderError::Short(len).into());
+        }
+        Compact::from_bytes(Bytes::map(&file)?, len)
+    }
+
+    /// A compact index held in memory (tests, fuzzing).
+    pub fn from_slice(bytes: &[u8]) -> Result<Compact, IndexError> {
+        Compact::from_bytes(Bytes::owned(bytes), bytes.len() as u64)
+    }
+
+    fn from_bytes(bytes: Bytes, len: u64) -> Result<Compact, IndexError> {
+        let header = TierHeader::decode(bytes.get(), len)?;
+        let corrupt = |m: &str| IndexError::Corrupt(m.to_string());
+        if header.tier != Tier::Compact {
+            return Err(corrupt("not a compact index"));
+        }
+        if header.bits > MAX_BUCKET_BITS {
+            return Err(corrupt("bucket bits out of range"));
+        }
+        if header
+            .entries
+            .checked_mul(ENTRY as u64)
+            .and_then(|v| v.checked_add(1))
+            != Some(header.body_at.1)
+        {
+            return Err(corrupt("entries section length"));
+        }
+        if header.table_at.1 != ((1u64 << header.bits) + 1) * 8 {
+            return Err(corrupt("bucket table length"));
+        }
+        if !header.overflow_at.1.is_multiple_of(OVERFLOW_ENTRY as u64) {
+            return Err(corrupt("overflow section length"));
+        }
+        let c = Compact {
+            body_off: header.body_at.0 as usize,
+            table_off: header.table_at.0 as usize,
+            overflow_off: header.overflow_at.0 as usize,
+            overflow_len: (header.overflow_at.1 / OVERFLOW_ENTRY as u64) as usize,
+            bytes,
+            header,
+        };
+        if c.table(0) != 0 || c.table(1 << c.header.bits) != c.header.entries {
+            return Err(corrupt("the bucket table does not cover the entries"));
+        }
+        Ok(c)
+    }
+
+    /// The header.
+    pub fn header(&self) -> &TierHeader {
+        &self.header
+    }
+
+    /// The chance that an absent hash matches a stored key.
+    pub fn false_positive_rate(&self) -> f64 {
+        self.header.entries as f64 / 2f64.powi((self.header.bits + SUFFIX_BITS) as i32)
+    }
+
+    #[inline]
+    fn u64_at(&self, at: usize) -> u64 {
+        let b = self.bytes.get();
+        u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+    }
+
+    #[inline]
+    fn table(&self, k: u64) -> u64 {
+        self.u64_at(self.table_off + k as usize * 8)
+    }
+
+    /// Entry `i` as (suffix, count field).
+    #[inline]
+    fn entry(&self, i: u64) -> (u64, u64) {
+        let e = self.u64_at(self.body_off + i as usize * ENTRY) & ENTRY_MASK;
+        (e >> COUNT_BITS, e & COUNT_IN_OVERFLOW)
+    }
+
+    #[inline]
+    fn bounds(&self, bucket: u64) -> Result<(u64, u64), IndexError> {
+        let at = self.table_off + bucket as usize * 8;
+        let (lo, hi) = (self.u64_at(at), self.u64_at(at + 8));
+        if lo > hi || hi > self.header.entries {
+            return Err(IndexError::Corrupt(format!(
+                "bucket {bucket} has bad bounds"
+            )));
+        }
+        Ok((lo, hi))
+    }
+
+    #[inline]
+    fn guess(lo: u64, hi: u64, suffix: u64) -> u64 {
+        lo + ((u128::from(suffix) * u128::from(hi - lo)) >> SUFFIX_BITS) as u64
+    }
+
+    /// The count of `hash` (0 when absent; an absent hash matches with the rate of
+    /// [`Compact::false_positive_rate`]).
+    #[inline]
+    pub fn lookup(&self, hash: &Wide) -> Result<u64, IndexError> {
+        let (bucket, suffix) = split(hash, self.header.bits);
+        let (lo, hi) = self.bounds(bucket)?;
+        if lo == hi {
+            return Ok(0);
+        }
+        let g = Compact::guess(lo, hi, suffix);
+        match self.search(suffix, lo, hi, g) {
+            Some(field) => self.count(bucket, suffix, field),
+            None => Ok(0),
+        }
+    }
+
+    /// Looks up many hashes; `counts[i]` is the count of `hashes[i]`. Fetches the table
+    /// entries and first probes of a group before searching any of them.
+    pub fn lookup_many(&self, hashes: &[Wide], counts: &mut [u64]) -> Result<(), IndexError> {
+        const GROUP: usize = 16;
+        assert_eq!(hashes.len(), counts.len());
+        let b = self.header.bits;
+        let bytes = self.bytes.get();
+        for (hs, cs) in hashes.chunks(GROUP).zip(counts.chunks_mut(GROUP)) {
+            let mut keys = [(0u64, 0u64); GROUP];
+            for (k, h) in keys.iter_mut().zip(hs) {
+                *k = split(h, b);
+                let at = self.table_off + k.0 as usize * 8;
+                super::index::prefetch_range(&bytes[at..at + 16]);
+            }
+            let mut ranges = [(0u64, 0u64); GROUP];
+            for (r, k) in ranges.iter_mut().zip(&keys[..hs.len()]) {
+                *r = self.bounds(k.0)?;
+                if r.0 < r.1 {
+                    let at = self.body_off + Compact::guess(r.0, r.1, k.1) as usize * ENTRY;
+                    super::index::prefetch_range(&bytes[at..at + 8]);
+                }
+            }
+            for ((r, k), c) in ranges.iter().zip(&keys).zip(cs.iter_mut()) {
+                *c = if r.0 == r.1 {
+                    0
+                } else {
+                    match self.search(k.1, r.0, r.1, Compact::guess(r.0, r.1, k.1)) {
+                        Some(field) => self.count(k.0, k.1, field)?,
+                        None => 0,
+                    }
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// Finds `suffix` in entries `lo..hi` starting at `g`: a short scan from the
+    /// interpolated guess, then binary search if the scan has not settled it.
+    #[inline]
+    fn search(&self, suffix: u64, lo: u64, hi: u64, g: u64) -> Option<u64> {
+        const SCAN: u32 = 16;
+        let (s, field) = self.entry(g);
+        if s == suffix {
+            return Some(field);
+        }
+        let (mut a, mut z) = if s < suffix { (g + 1, hi) } else { (lo, g) };
+        // Scan towards the target from the guess.
+        for _ in 0..SCAN {
+            if a >= z {
+                return None;
+            }
+            let i = if s < suffix { a } else { z - 1 };
+            let (t, f) = self.entry(i);
+            if t == suffix {
+                return Some(f);
+            }
+            if (s < suffix) == (t < suffix) {
+                if s < suffix {
+                    a += 1;
+                } else {
+                    z -= 1;
+                }
+            } else {
+                return None;
+            }
+        }
+        while a < z {
+            let mid = a + (z - a) / 2;
+            let (t, f) = self.entry(mid);
+            match t.cmp(&suffix) {
+                std::cmp::Ordering::Equal => return Some(f),
+                std::cmp::Ordering::Less => a = mid + 1,
+                std::cmp::Ordering::Greater => z = mid,
+            }
+        }
+        None
+    }
+
+    fn count(&self, bucket: u64, suffix: u64, field: u64) -> Result<u64, IndexError> {
+        if field != COUNT_IN_OVERFLOW {
+            return Ok(field);
+        }
+        let (mut a, mut z) = (0usize, self.overflow_len);
+        while a < z {
+            let mid = a + (z - a) / 2;
+            let at = self.overflow_off + mid * OVERFLOW_ENTRY;
+            let key = (self.u64_at(at), self.u64_at(at + 8));
+            match key.cmp(&(bucket, suffix)) {
+                std::cmp::Ordering::Equal => return Ok(self.u64_at(at + 16)),
+                std::cmp::Ordering::Less => a = mid + 1,
+                std::cmp::Ordering::Greater => z = mid,
+            }
+        }
+        Err(IndexError::Corrupt(
+            "a large count is missing from the overflow section".into(),
+        ))
+    }
+
+    /// Checks everything: the checksums, the table's order, the entries' order within
+    /// buckets, the overflow entries and the header's totals.
+    pub fn verify(&self, progress: &dyn Progress) -> Result<u64, IndexError> {
+        let h = &self.header;
+        h.verify_sections(self.bytes.get())?;
+        let corrupt = |m: String| Err(IndexError::Corrupt(m));
+        progress.set_total(h.entries);
+        let mut overflow = 0usize;
+        let mut max = 0u64;
+        for bucket in 0..(1u64 << h.bits) {
+            let (lo, hi) = self.bounds(bucket)?;
+            let mut prev: Option<u64> = None;
+            for i in lo..hi {
+                let (s, field) = self.entry(i);
+                if prev.is_some_and(|p| p >= s) {
+                    return corrupt(format!("entry {i} is out of order"));
+                }
+                prev = Some(s);
+                let count = if field == COUNT_IN_OVERFLOW {
+                    let at = self.overflow_off + overflow * OVERFLOW_ENTRY;
+                    if overflow >= self.overflow_len
+                        || (self.u64_at(at), self.u64_at(at + 8)) != (bucket, s)
+                    {
+                        return corrupt(format!("entry {i}: its overflow entry is missing"));
+                    }
+                    overflow += 1;
+                    self.u64_at(at + 16)
+                } else {
+                    field
+                };
+                if count == 0 {
+                    return corrupt(format!("entry {i} has count 0"));
+                }
+                max = max.max(count);
+            }
+            if (hi - lo) > 0 && bucket % 4096 == 0 {
+                progress.advance(0);
+            }
+        }
+        progress.advance(h.entries);
+        if overflow != self.overflow_len {
+            return corrupt("overflow entries without a large count".into());
+        }
+        if max != h.max_count && h.collisions == 0 {
+            return corrupt("the largest count does not match the header".into());
+        }
+        Ok(h.entries)
+    }
+}
+
+/// Builds a compact index of `index` into `out` (from offset 0). The caller syncs.
+pub fn build(
+    index: &Index,
+    out: &mut File,
+    progress: &dyn Progress,
+) -> Result<TierHeader, TierBuildError> {
+    let src = index.header();
+    let b = bucket_bits(src.records);
+    let w = TierBuildError::Write;
+    out.set_len(0).map_err(w)?;
+    out.seek(SeekFrom::Start(0)).map_err(w)?;
+    let mut file = BufWriter::with_capacity(1 << 20, &mut *out);
+    file.write_all(&[0u8; HEADER_SIZE]).map_err(w)?;
+    progress.set_total(src.records);
+
+    let mut table = vec![0u64; (1usize << b) + 1];
+    let mut overflow: Vec<u8> = Vec::new();
+    let mut sum = Xxh3::new();
+    let mut entries = 0u64;
+    let mut collisions = 0u64;
+    let mut pending: Option<(u64, u64, u64)> = None;
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+    let mut flush =
+        |(bucket, suffix, count): (u64, u64, u64), buf: &mut Vec<u8>, overflow: &mut Vec<u8>| {
+            table[bucket as usize + 1] += 1;
+            let field = if count >= COUNT_IN_OVERFLOW {
+                for v in [bucket, suffix, count] {
+                    overflow.extend_from_slice(&v.to_le_bytes());
+                }
+                COUNT_IN_OVERFLOW
+            } else {
+                count
+            };
+            let e = (suffix << COUNT_BITS) | field;
+            buf.extend_from_slice(&e.to_le_bytes()[..ENTRY]);
+        };
+    for (n, item) in index.iter().enumerate() {
+        let (hash, count) = item?;
+        let (bucket, suffix) = split(&hash, b);
+        match pending {
+            Some((pb, ps, pc)) if (pb, ps) == (bucket, suffix) => {
+                collisions += 1;
+                pending = Some((pb, ps, pc.saturating_add(count)));
+            }
+            Some(p) => {
+                flush(p, &mut buf, &mut overflow);
+                entries += 1;
+                pending = Some((bucket, suffix, count));
+            }
+            None => pending = Some((bucket, suffix, count)),
+        }
+        if buf.len() >= (1 << 16) - 16 {
+            sum.update(&buf);
+            file.write_all(&buf).map_err(w)?;
+            buf.clear();
+        }
+        if n % 65536 == 65535 {
+            progress.advance(65536);
+        }
+    }
+    if let Some(p) = pending {
+        flush(p, &mut buf, &mut overflow);
+        entries += 1;
+    }
+    // One byte of padding: entries are read as 8-byte words.
+    buf.push(0);
+    sum.update(&buf);
+    file.write_all(&buf).map_err(w)?;
+    progress.advance(src.records % 65536);
+
+    let body_at = (HEADER_SIZE as u64, entries * ENTRY as u64 + 1);
+    let mut at = body_at.0 + body_at.1;
+    let overflow_at = (align(at), overflow.len() as u64);
+    pad_to(&mut file, &mut at, overflow_at.0).map_err(w)?;
+    file.write_all(&overflow).map_err(w)?;
+    at += overflow.len() as u64;
+    for k in 1..table.len() {
+        table[k] += table[k - 1];
+    }
+    let table_bytes: Vec<u8> = table.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let table_at = (align(at), table_bytes.len() as u64);
+    pad_to(&mut file, &mut at, table_at.0).map_err(w)?;
+    file.write_all(&table_bytes).map_err(w)?;
+    at += table_bytes.len() as u64;
+    file.flush().map_err(w)?;
+    drop(file);
+    let header = TierHeader {
+        tier: Tier::Compact,
+        kind: src.params.kind,
+        bits: b,
+        hashes: src.records,
+        entries,
+        collisions,
+        max_count: src.max_count,
+        total_count: src.total_count,
+        source_id: src.identity(),
+        body_at,
+        overflow_at,
+        table_at,
+        body_sum: sum.digest(),
+        overflow_sum: xxhash_rust::xxh3::xxh3_64(&overflow),
+        table_sum: xxhash_rust::xxh3::xxh3_64(&table_bytes),
+        file_len: at,
+    };
+    out.seek(SeekFrom::Start(0)).map_err(w)?;
+    out.write_all(&header.encode()).map_err(w)?;
+    Ok(header)
+}

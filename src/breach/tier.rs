@@ -1,0 +1,481 @@
+//! The smaller tiers (`docs/BREACH-FORMAT.md`, "Tiers"): their shared header and file
+//! storage, and [`AnyIndex`], which opens any tier and answers lookups from it.
+
+use super::HashKind;
+use super::compact::Compact;
+use super::filter::Filter;
+use super::format::{HEADER_SIZE, HeaderError, MAGIC, Wide};
+use super::index::{Index, IndexError};
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// The magic of a compact index.
+pub const COMPACT_MAGIC: &[u8; 8] = b"VKBCOMPT";
+/// The magic of a filter.
+pub const FILTER_MAGIC: &[u8; 8] = b"VKBFILTR";
+/// The tier files' format version.
+pub const TIER_VERSION: u32 = 1;
+/// The header bytes covered by the header checksum.
+const TIER_HEADER_USED: usize = 248;
+
+/// How much of the data a file keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    /// Every hash and its exact count (`VKBREACH` files).
+    Exact,
+    /// Truncated keys with exact counts.
+    Compact,
+    /// A binary fuse filter with 16-bit fingerprints: membership only.
+    Filter,
+    /// A binary fuse filter with 8-bit fingerprints: membership only.
+    FilterSmall,
+}
+
+impl Tier {
+    /// The name on the command line and in `info`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Exact => "exact",
+            Tier::Compact => "compact",
+            Tier::Filter => "filter",
+            Tier::FilterSmall => "filter-small",
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            Tier::Exact => 0,
+            Tier::Compact => 1,
+            Tier::Filter => 2,
+            Tier::FilterSmall => 3,
+        }
+    }
+
+    fn from_code(c: u8) -> Option<Tier> {
+        match c {
+            1 => Some(Tier::Compact),
+            2 => Some(Tier::Filter),
+            3 => Some(Tier::FilterSmall),
+            _ => None,
+        }
+    }
+
+    /// Whether lookups give counts (false: 1 for "probably present", 0 for "absent").
+    pub fn has_counts(self) -> bool {
+        matches!(self, Tier::Exact | Tier::Compact)
+    }
+}
+
+/// The header of a compact index or a filter (4096 bytes; the first 256 used).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TierHeader {
+    /// Which tier.
+    pub tier: Tier,
+    /// The hash kind.
+    pub kind: HashKind,
+    /// Bucket bits (compact) or shard bits (filter).
+    pub bits: u32,
+    /// Hashes in the source.
+    pub hashes: u64,
+    /// Entries stored: compact entries, or distinct filter keys.
+    pub entries: u64,
+    /// Source hashes that share a stored key with another (merged or deduplicated).
+    pub collisions: u64,
+    /// The largest count of the source.
+    pub max_count: u64,
+    /// The sum of the source's counts, saturating.
+    pub total_count: u64,
+    /// The identity of the exact index it was built from ([`super::format::Header::identity`]).
+    pub source_id: u64,
+    /// Sections as (offset, length): compact entries / filter fingerprints.
+    pub body_at: (u64, u64),
+    /// Compact overflow entries (empty for filters).
+    pub overflow_at: (u64, u64),
+    /// Compact bucket table / filter shard directory.
+    pub table_at: (u64, u64),
+    /// Checksums (XXH3-64) of the three sections.
+    pub body_sum: u64,
+    /// See `body_sum`.
+    pub overflow_sum: u64,
+    /// See `body_sum`.
+    pub table_sum: u64,
+    /// The file's length.
+    pub file_len: u64,
+}
+
+fn put(b: &mut [u8], at: usize, v: u64) {
+    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+fn get(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+impl TierHeader {
+    /// The 4096 header bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut b = vec![0u8; HEADER_SIZE];
+        b[..8].copy_from_slice(match self.tier {
+            Tier::Compact => COMPACT_MAGIC,
+            _ => FILTER_MAGIC,
+        });
+        b[8..12].copy_from_slice(&TIER_VERSION.to_le_bytes());
+        b[12] = self.kind.code();
+        b[13] = self.tier.code();
+        b[14] = self.bits as u8;
+        for (at, v) in [
+            (16, self.hashes),
+            (24, self.entries),
+            (32, self.collisions),
+            (40, self.max_count),
+            (48, self.total_count),
+            (56, self.source_id),
+            (64, self.body_at.0),
+            (72, self.body_at.1),
+            (80, self.overflow_at.0),
+            (88, self.overflow_at.1),
+            (96, self.table_at.0),
+            (104, self.table_at.1),
+            (112, self.body_sum),
+            (120, self.overflow_sum),
+            (128, self.table_sum),
+            (136, self.file_len),
+        ] {
+            put(&mut b, at, v);
+        }
+        let sum = xxh3_64(&b[..TIER_HEADER_USED]);
+        put(&mut b, TIER_HEADER_USED, sum);
+        b
+    }
+
+    /// Decodes and checks a header against the file's length.
+    pub fn decode(b: &[u8], file_len: u64) -> Result<TierHeader, HeaderError> {
+        if b.len() < HEADER_SIZE {
+            return Err(HeaderError::Short(file_len));
+        }
+        let magic_tier = match &b[..8] {
+            m if m == COMPACT_MAGIC => Tier::Compact,
+            m if m == FILTER_MAGIC => Tier::Filter,
+            _ => return Err(HeaderError::Magic),
+        };
+        let version = u32::from_le_bytes(b[8..12].try_into().expect("4 bytes"));
+        if version > TIER_VERSION {
+            return Err(HeaderError::Newer(version));
+        }
+        if version != TIER_VERSION {
+            return Err(HeaderError::Version(version));
+        }
+        if xxh3_64(&b[..TIER_HEADER_USED]) != get(b, TIER_HEADER_USED) {
+            return Err(HeaderError::Checksum);
+        }
+        let inconsistent = HeaderError::Inconsistent;
+        let kind = HashKind::from_code(b[12]).ok_or(inconsistent("hash kind"))?;
+        let tier = Tier::from_code(b[13]).ok_or(inconsistent("tier"))?;
+        if (tier == Tier::Compact) != (magic_tier == Tier::Compact) {
+            return Err(inconsistent("tier"));
+        }
+        let h = TierHeader {
+            tier,
+            kind,
+            bits: u32::from(b[14]),
+            hashes: get(b, 16),
+            entries: get(b, 24),
+            collisions: get(b, 32),
+            max_count: get(b, 40),
+            total_count: get(b, 48),
+            source_id: get(b, 56),
+            body_at: (get(b, 64), get(b, 72)),
+            overflow_at: (get(b, 80), get(b, 88)),
+            table_at: (get(b, 96), get(b, 104)),
+            body_sum: get(b, 112),
+            overflow_sum: get(b, 120),
+            table_sum: get(b, 128),
+            file_len: get(b, 136),
+        };
+        if h.file_len != file_len {
+            return Err(HeaderError::Truncated {
+                expected: h.file_len,
+                actual: file_len,
+            });
+        }
+        for (off, len) in [h.body_at, h.overflow_at, h.table_at] {
+            match off.checked_add(len) {
+                Some(end) if off >= HEADER_SIZE as u64 && end <= file_len => {}
+                _ => return Err(inconsistent("section bounds")),
+            }
+        }
+        if h.entries > h.hashes {
+            return Err(inconsistent("entries"));
+        }
+        Ok(h)
+    }
+
+    /// Checks the three section checksums.
+    pub fn verify_sections(&self, bytes: &[u8]) -> Result<(), IndexError> {
+        let section = |(off, len): (u64, u64)| &bytes[off as usize..(off + len) as usize];
+        for (name, at, sum) in [
+            ("body", self.body_at, self.body_sum),
+            ("overflow", self.overflow_at, self.overflow_sum),
+            ("table", self.table_at, self.table_sum),
+        ] {
+            if xxh3_64(section(at)) != sum {
+                return Err(IndexError::Corrupt(format!("{name} checksum mismatch")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of a tier file: mapped, or held in memory with 8-byte alignment.
+pub(crate) enum Bytes {
+    Map(memmap2::Mmap),
+    Owned(Vec<u64>, usize),
+}
+
+impl Bytes {
+    pub(crate) fn get(&self) -> &[u8] {
+        match self {
+            Bytes::Map(m) => m,
+            Bytes::Owned(v, len) => {
+                let all: &[u8] = bytemuck_u64(v);
+                &all[..*len]
+            }
+        }
+    }
+
+    /// Maps `file`, advised for random access.
+    pub(crate) fn map(file: &File) -> Result<Bytes, IndexError> {
+        // SAFETY: as for `Index::open`: the map is read-only, veilkit never rewrites an
+        // index in place, and another program changing the file while it is mapped is
+        // unsupported.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(file)? };
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Random);
+        Ok(Bytes::Map(map))
+    }
+
+    /// Reads `file` into memory (8-byte aligned).
+    pub(crate) fn read(mut file: &File, len: u64) -> Result<Bytes, IndexError> {
+        let len = usize::try_from(len).map_err(|_| IndexError::Corrupt("too large".into()))?;
+        let mut words = vec![0u64; len.div_ceil(8)];
+        let buf = bytemuck_u64_mut(&mut words);
+        file.read_exact(&mut buf[..len])?;
+        Ok(Bytes::Owned(words, len))
+    }
+
+    /// Holds `bytes` (tests, fuzzing).
+    pub(crate) fn owned(bytes: &[u8]) -> Bytes {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck_u64_mut(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        Bytes::Owned(words, bytes.len())
+    }
+}
+
+fn bytemuck_u64(v: &[u64]) -> &[u8] {
+    // SAFETY: u64 has no padding and any byte is a valid u8; the length covers exactly
+    // the words' bytes and the lifetime is the input's.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v))
+    }
+}
+
+fn bytemuck_u64_mut(v: &mut [u64]) -> &mut [u8] {
+    // SAFETY: as above; every byte pattern is a valid u64, so writes through the byte
+    // view cannot make the words invalid.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(v))
+    }
+}
+
+/// Which tier a file holds, from its first bytes (`None`: not a breach index).
+pub fn sniff(path: &Path) -> io::Result<Option<Tier>> {
+    let mut magic = [0u8; 8];
+    let mut f = File::open(path)?;
+    let mut got = 0;
+    while got < 8 {
+        match f.read(&mut magic[got..])? {
+            0 => return Ok(None),
+            n => got += n,
+        }
+    }
+    Ok(match &magic {
+        m if m == MAGIC => Some(Tier::Exact),
+        m if m == COMPACT_MAGIC => Some(Tier::Compact),
+        m if m == FILTER_MAGIC => Some(Tier::Filter),
+        _ => None,
+    })
+}
+
+/// Any tier, open for lookups.
+pub enum AnyIndex {
+    /// An exact index.
+    Exact(Index),
+    /// A compact index.
+    Compact(Compact),
+    /// A filter.
+    Filter(Filter),
+    /// An exact index behind an in-memory filter built from it: absent hashes are
+    /// answered by the filter alone.
+    Filtered {
+        /// The exact index.
+        exact: Index,
+        /// Its filter.
+        filter: Filter,
+    },
+}
+
+/// Why an exact index and a filter cannot be paired.
+#[derive(Debug, thiserror::Error)]
+pub enum PairError {
+    /// The filter's side.
+    #[error("the filter: {0}")]
+    Filter(IndexError),
+    /// Not a filter.
+    #[error("the filter is a {0} index, not a filter")]
+    NotFilter(&'static str),
+    /// The first is not exact.
+    #[error("--filter needs an exact index, not a {0} one")]
+    NotExact(&'static str),
+    /// Built from another index.
+    #[error("the filter was built from another index (or another version of it)")]
+    Mismatch,
+}
+
+impl AnyIndex {
+    /// Opens a file of any tier (mapped).
+    pub fn open(path: &Path) -> Result<AnyIndex, IndexError> {
+        let tier = sniff(path)?;
+        match tier {
+            Some(Tier::Compact) => Ok(AnyIndex::Compact(Compact::open(path)?)),
+            Some(Tier::Filter | Tier::FilterSmall) => Ok(AnyIndex::Filter(Filter::open(path)?)),
+            // The exact reader gives the precise error for anything else.
+            _ => Ok(AnyIndex::Exact(Index::open(path)?)),
+        }
+    }
+
+    /// Pairs an exact index with a filter built from it, read into memory.
+    pub fn filtered(exact: AnyIndex, filter_path: &Path) -> Result<AnyIndex, PairError> {
+        let AnyIndex::Exact(exact) = exact else {
+            return Err(PairError::NotExact(exact.tier().name()));
+        };
+        let filter = match AnyIndex::open_in_memory(filter_path).map_err(PairError::Filter)? {
+            AnyIndex::Filter(f) => f,
+            other => return Err(PairError::NotFilter(other.tier().name())),
+        };
+        if filter.header().source_id != exact.header().identity()
+            || filter.header().kind != exact.kind()
+        {
+            return Err(PairError::Mismatch);
+        }
+        Ok(AnyIndex::Filtered { exact, filter })
+    }
+
+    fn open_in_memory(path: &Path) -> Result<AnyIndex, IndexError> {
+        match sniff(path)? {
+            Some(Tier::Filter | Tier::FilterSmall) => {
+                Ok(AnyIndex::Filter(Filter::open_in_memory(path)?))
+            }
+            _ => AnyIndex::open(path),
+        }
+    }
+
+    /// The hash kind.
+    pub fn kind(&self) -> HashKind {
+        match self {
+            AnyIndex::Exact(i) | AnyIndex::Filtered { exact: i, .. } => i.kind(),
+            AnyIndex::Compact(c) => c.header().kind,
+            AnyIndex::Filter(f) => f.header().kind,
+        }
+    }
+
+    /// The tier answering (exact for an exact index behind a filter).
+    pub fn tier(&self) -> Tier {
+        match self {
+            AnyIndex::Exact(_) | AnyIndex::Filtered { .. } => Tier::Exact,
+            AnyIndex::Compact(_) => Tier::Compact,
+            AnyIndex::Filter(f) => f.header().tier,
+        }
+    }
+
+    /// The chance that an absent hash is reported present.
+    pub fn false_positive_rate(&self) -> f64 {
+        match self {
+            AnyIndex::Exact(_) | AnyIndex::Filtered { .. } => 0.0,
+            AnyIndex::Compact(c) => c.false_positive_rate(),
+            AnyIndex::Filter(f) => f.false_positive_rate(),
+        }
+    }
+
+    /// The count of `hash` (0 when absent); on a filter, 1 when probably present.
+    #[inline]
+    pub fn lookup(&self, hash: &Wide) -> Result<u64, IndexError> {
+        match self {
+            AnyIndex::Exact(i) => i.lookup(hash),
+            AnyIndex::Compact(c) => c.lookup(hash),
+            AnyIndex::Filter(f) => Ok(u64::from(f.contains(hash))),
+            AnyIndex::Filtered { exact, filter } => {
+                if filter.contains(hash) {
+                    exact.lookup(hash)
+                } else {
+                    Ok(0)
+                }
+            }
+        }
+    }
+
+    /// Looks up many hashes; `counts[i]` answers `hashes[i]`.
+    pub fn lookup_many(&self, hashes: &[Wide], counts: &mut [u64]) -> Result<(), IndexError> {
+        match self {
+            AnyIndex::Exact(i) => i.lookup_many(hashes, counts),
+            AnyIndex::Compact(c) => c.lookup_many(hashes, counts),
+            AnyIndex::Filter(f) => {
+                f.contains_many(hashes, counts);
+                Ok(())
+            }
+            AnyIndex::Filtered { exact, filter } => {
+                filter.contains_many(hashes, counts);
+                for (h, c) in hashes.iter().zip(counts.iter_mut()) {
+                    if *c != 0 {
+                        *c = exact.lookup(h)?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Why building a compact index or a filter failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TierBuildError {
+    /// Reading the exact index failed.
+    #[error("{0}")]
+    Index(#[from] IndexError),
+    /// Writing failed.
+    #[error("cannot write the output")]
+    Write(#[source] io::Error),
+    /// The filter construction failed (practically impossible for distinct keys).
+    #[error("filter construction failed for shard {shard}: {why}")]
+    Filter {
+        /// The shard.
+        shard: u64,
+        /// The library's reason.
+        why: &'static str,
+    },
+}
+
+/// Writes `len` zero bytes (section padding).
+pub(crate) fn pad_to(w: &mut impl io::Write, at: &mut u64, to: u64) -> io::Result<()> {
+    const ZEROS: [u8; 4096] = [0; 4096];
+    while *at < to {
+        let n = ((to - *at) as usize).min(ZEROS.len());
+        w.write_all(&ZEROS[..n])?;
+        *at += n as u64;
+    }
+    Ok(())
+}

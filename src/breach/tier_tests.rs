@@ -1,0 +1,283 @@
+//! Tests of the compact and filter tiers against simple references.
+
+use super::HashKind;
+use super::compact::{self, Compact};
+use super::filter::{self, Filter};
+use super::format::Wide;
+use super::index::Index;
+use super::tests::{build_bytes, dump_text, random_dump};
+use super::tier::{AnyIndex, PairError, Tier};
+use crate::progress::NoProgress;
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use std::io::{Read, Seek};
+
+fn exact(kind: HashKind, records: &BTreeMap<Vec<u8>, u64>) -> Index {
+    Index::from_bytes(build_bytes(dump_text(kind, records).as_bytes(), None).unwrap()).unwrap()
+}
+
+fn file_bytes(mut f: std::fs::File) -> Vec<u8> {
+    f.rewind().unwrap();
+    let mut v = Vec::new();
+    f.read_to_end(&mut v).unwrap();
+    v
+}
+
+pub(crate) fn compact_bytes(index: &Index) -> Vec<u8> {
+    let mut out = tempfile::tempfile().unwrap();
+    compact::build(index, &mut out, &NoProgress).unwrap();
+    file_bytes(out)
+}
+
+pub(crate) fn filter_bytes(index: &Index, small: bool, threads: usize) -> Vec<u8> {
+    let mut out = tempfile::tempfile().unwrap();
+    filter::build(index, small, threads, &mut out, &NoProgress).unwrap();
+    file_bytes(out)
+}
+
+/// The reference truncated key: the hash's first `bits` bits as a number.
+fn truncated(hash: &[u8], bits: u32) -> u128 {
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&hash[..16]);
+    u128::from_be_bytes(b) >> (128 - bits)
+}
+
+fn probes(kind: HashKind, records: &BTreeMap<Vec<u8>, u64>) -> Vec<Vec<u8>> {
+    let mut probes: Vec<Vec<u8>> = Vec::new();
+    for h in records.keys() {
+        probes.push(h.clone());
+        for (pos, delta) in [(kind.len() - 1, 1i16), (5, -1), (0, 1), (0, -1)] {
+            let mut p = h.clone();
+            p[pos] = (i16::from(p[pos]) + delta).rem_euclid(256) as u8;
+            probes.push(p);
+        }
+    }
+    probes.push(vec![0; kind.len()]);
+    probes.push(vec![0xff; kind.len()]);
+    probes
+}
+
+fn check_compact(kind: HashKind, records: &BTreeMap<Vec<u8>, u64>) {
+    let index = exact(kind, records);
+    let c = Compact::from_slice(&compact_bytes(&index)).unwrap();
+    let bits = c.header().bits + compact::SUFFIX_BITS;
+    // Reference: counts summed per truncated key.
+    let mut by_key: BTreeMap<u128, u64> = BTreeMap::new();
+    for (h, n) in records {
+        let e = by_key.entry(truncated(h, bits)).or_default();
+        *e = e.saturating_add(*n);
+    }
+    assert_eq!(c.header().entries, by_key.len() as u64);
+    let ps = probes(kind, records);
+    let hashes: Vec<Wide> = ps.iter().map(|p| Wide::from_be_prefix(p)).collect();
+    let mut counts = vec![0; hashes.len()];
+    c.lookup_many(&hashes, &mut counts).unwrap();
+    for ((p, h), got) in ps.iter().zip(&hashes).zip(&counts) {
+        let want = by_key.get(&truncated(p, bits)).copied().unwrap_or(0);
+        assert_eq!(c.lookup(h).unwrap(), want);
+        assert_eq!(*got, want);
+        if let Some(exact) = records.get(p) {
+            // Present hashes: their exact count unless another shares the key.
+            assert!(want >= *exact);
+        }
+    }
+    assert_eq!(c.verify(&NoProgress).unwrap(), by_key.len() as u64);
+}
+
+fn hash_strategy() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        proptest::collection::vec(any::<u8>(), 20),
+        // Clustered: long shared prefixes, up to the truncation point and past it.
+        (proptest::collection::vec(any::<u8>(), 20), 1usize..12).prop_map(|(mut v, n)| {
+            for b in &mut v[..n] {
+                *b = 0x5a;
+            }
+            v
+        }),
+        Just(vec![0u8; 20]),
+        Just(vec![0xffu8; 20]),
+    ]
+}
+
+fn counts_strategy() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        1u64..20,
+        (compact::COUNT_IN_OVERFLOW - 2)..=(compact::COUNT_IN_OVERFLOW + 2),
+        Just(u64::MAX),
+        Just(42_000_000u64),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn compact_lookups_match_truncated_keys(
+        ntlm in any::<bool>(),
+        entries in proptest::collection::vec((hash_strategy(), counts_strategy()), 1..600),
+    ) {
+        let kind = if ntlm { HashKind::Ntlm } else { HashKind::Sha1 };
+        let records: BTreeMap<Vec<u8>, u64> =
+            entries.into_iter().map(|(h, c)| (h[..kind.len()].to_vec(), c)).collect();
+        check_compact(kind, &records);
+    }
+
+    #[test]
+    fn filters_have_no_false_negatives(
+        small in any::<bool>(),
+        entries in proptest::collection::vec((hash_strategy(), 1u64..9), 1..600),
+    ) {
+        let records: BTreeMap<Vec<u8>, u64> = entries.into_iter().collect();
+        let index = exact(HashKind::Sha1, &records);
+        let f = Filter::from_slice(&filter_bytes(&index, small, 2)).unwrap();
+        let hashes: Vec<Wide> = records.keys().map(|h| Wide::from_be_prefix(h)).collect();
+        let mut got = vec![0; hashes.len()];
+        f.contains_many(&hashes, &mut got);
+        for (h, g) in hashes.iter().zip(&got) {
+            prop_assert!(f.contains(h));
+            prop_assert_eq!(*g, 1);
+        }
+        f.verify().unwrap();
+    }
+
+    /// Damaged compact indexes and filters never panic; truncated ones are refused.
+    #[test]
+    fn damaged_tiers_never_panic(
+        flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+        cut in any::<prop::sample::Index>(),
+        which in 0u8..3,
+    ) {
+        let records = random_dump(700, 99);
+        let index = exact(HashKind::Sha1, &records);
+        let good = match which {
+            0 => compact_bytes(&index),
+            1 => filter_bytes(&index, false, 1),
+            _ => filter_bytes(&index, true, 1),
+        };
+        let mut bad = good.clone();
+        for (at, x) in &flips {
+            let i = at.index(bad.len());
+            bad[i] ^= x | 1;
+        }
+        let probe: Vec<Wide> = records.keys().take(100).map(|h| Wide::from_be_prefix(h)).collect();
+        if let Ok(c) = Compact::from_slice(&bad) {
+            for h in &probe {
+                let _ = c.lookup(h);
+            }
+            let mut counts = vec![0; probe.len()];
+            let _ = c.lookup_many(&probe, &mut counts);
+            let _ = c.verify(&NoProgress);
+        }
+        if let Ok(f) = Filter::from_slice(&bad) {
+            for h in &probe {
+                let _ = f.contains(h);
+            }
+            let _ = f.verify();
+        }
+        let cut_at = cut.index(good.len());
+        prop_assert!(Compact::from_slice(&good[..cut_at]).is_err());
+        prop_assert!(Filter::from_slice(&good[..cut_at]).is_err());
+    }
+}
+
+#[test]
+fn compact_counts_past_the_entry_field_and_colliding_keys() {
+    let mut records = random_dump(5000, 7);
+    // Two hashes equal in their first 15 bytes share any truncated key.
+    let mut a = vec![0x12u8; 20];
+    a[19] = 1;
+    let mut b = a.clone();
+    b[19] = 2;
+    records.insert(a.clone(), 40_000);
+    records.insert(b, 3);
+    check_compact(HashKind::Sha1, &records);
+    let index = exact(HashKind::Sha1, &records);
+    let c = Compact::from_slice(&compact_bytes(&index)).unwrap();
+    assert_eq!(c.header().collisions, 1);
+    assert_eq!(c.lookup(&Wide::from_be_prefix(&a)).unwrap(), 40_003);
+    // 7 bytes per hash, the table and 24 bytes per large count (1% here).
+    let h = c.header();
+    let per_hash = (h.body_at.1 + h.table_at.1 + h.overflow_at.1) as f64 / 5002.0;
+    assert!(per_hash < 7.0 + 0.07 + 0.3, "{per_hash}");
+    let fp = c.false_positive_rate();
+    assert!(fp > 1e-11 && fp < 1e-10, "{fp}");
+}
+
+#[test]
+fn filter_sizes_and_false_positive_rates() {
+    // 2^20 + 1 keys: two shards, the second nearly empty.
+    let n = (1usize << 20) + 1;
+    let mut x = 0x1234_5678_9abc_def1u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut keys: Vec<u64> = (0..n).map(|_| next()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let text: String = keys
+        .iter()
+        .map(|k| format!("{k:016X}{:024X}:1\n", 0))
+        .collect();
+    let index =
+        Index::from_bytes(build_bytes(text.as_bytes(), Some(HashKind::Sha1)).unwrap()).unwrap();
+    for (small, max_bytes, rate) in [(false, 2.3, 2f64.powi(-16)), (true, 1.2, 2f64.powi(-8))] {
+        let bytes = filter_bytes(&index, small, 2);
+        let f = Filter::from_slice(&bytes).unwrap();
+        assert_eq!(f.header().bits, 1);
+        assert_eq!(f.header().entries, keys.len() as u64);
+        let per_hash = (bytes.len() - 4096) as f64 / keys.len() as f64;
+        assert!(per_hash <= max_bytes, "{small}: {per_hash}");
+        for k in keys.iter().step_by(97) {
+            assert!(f.contains(&Wide([*k, 0, 0])));
+        }
+        let trials = 400_000;
+        let fp = (0..trials)
+            .filter(|_| f.contains(&Wide([next(), 0, 0])))
+            .count() as f64
+            / trials as f64;
+        assert!(
+            fp < rate * 2.5 && fp > rate / 4.0,
+            "{small}: {fp} vs {rate}"
+        );
+    }
+}
+
+#[test]
+fn a_filter_pairs_only_with_its_own_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = random_dump(3000, 5);
+    let index = exact(HashKind::Sha1, &records);
+    let idx_path = dir.path().join("a.idx");
+    std::fs::write(&idx_path, index.bytes()).unwrap();
+    let flt_path = dir.path().join("a.flt");
+    std::fs::write(&flt_path, filter_bytes(&index, false, 1)).unwrap();
+    let paired = AnyIndex::filtered(AnyIndex::open(&idx_path).unwrap(), &flt_path).unwrap();
+    assert_eq!(paired.tier(), Tier::Exact);
+    for (h, c) in records.iter().take(200) {
+        assert_eq!(paired.lookup(&Wide::from_be_prefix(h)).unwrap(), *c);
+    }
+    let absent = HashKind::Sha1.hash_password(b"not in it").unwrap();
+    assert_eq!(paired.lookup(&absent).unwrap(), 0);
+
+    // Another index (one count changed) refuses the filter.
+    let mut other = records.clone();
+    *other.values_mut().next().unwrap() += 1;
+    let other_path = dir.path().join("b.idx");
+    std::fs::write(&other_path, exact(HashKind::Sha1, &other).bytes()).unwrap();
+    assert!(matches!(
+        AnyIndex::filtered(AnyIndex::open(&other_path).unwrap(), &flt_path),
+        Err(PairError::Mismatch)
+    ));
+    // A filter as the index, or an index as the filter.
+    assert!(matches!(
+        AnyIndex::filtered(AnyIndex::open(&flt_path).unwrap(), &flt_path),
+        Err(PairError::NotExact("filter"))
+    ));
+    assert!(matches!(
+        AnyIndex::filtered(AnyIndex::open(&idx_path).unwrap(), &idx_path),
+        Err(PairError::NotFilter("exact"))
+    ));
+}
