@@ -65,7 +65,11 @@ impl Index {
     /// Opens and maps an index, checking its header, its size and its table's ends. The
     /// map is advised for random access, so a cold lookup reads pages, not megabytes.
     pub fn open(path: &Path) -> Result<Index, IndexError> {
-        let file = File::open(path)?;
+        Index::open_file(&File::open(path)?)
+    }
+
+    /// As [`Index::open`], for a file already open (a temporary one, say).
+    pub fn open_file(file: &File) -> Result<Index, IndexError> {
         let len = file.metadata()?.len();
         if len < HEADER_SIZE as u64 {
             return Err(HeaderError::Short(len).into());
@@ -75,7 +79,7 @@ impl Index {
         // the old file). Another program truncating or rewriting the file while it is
         // mapped is unsupported: it can make lookups fail, as it would with read(2).
         #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&file)? };
+        let map = unsafe { memmap2::Mmap::map(file)? };
         let index = Index::from_storage(Storage::Map(map), len)?;
         if let Storage::Map(m) = &index.storage {
             #[cfg(unix)]

@@ -2,15 +2,17 @@
 //! answer per input line, in order.
 
 use super::format::Wide;
-use super::index::{Index, IndexError};
+use super::index::IndexError;
+use super::tier::AnyIndex;
 use super::{HashKind, common};
 use std::io::{self, Read, Write};
 
 /// What a line is checked against.
 #[derive(Clone, Copy)]
 pub enum Source<'a> {
-    /// A breach index: answers are counts.
-    Index(&'a Index),
+    /// A breach index of any tier: answers are counts (on a filter, 1 for "probably
+    /// present" and 0 for "absent").
+    Index(&'a AnyIndex),
     /// The embedded list of common passwords: answers are ranks (passwords only).
     Common,
 }

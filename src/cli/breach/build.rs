@@ -6,6 +6,9 @@ use super::super::report::info;
 use super::super::{Global, Status};
 use crate::breach::HashKind;
 use crate::breach::build::{self, Options, Source};
+use crate::breach::index::Index;
+use crate::breach::tier::{Tier, sniff};
+use crate::breach::{compact, filter};
 use anyhow::Context;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -24,7 +27,21 @@ unless --kind is given. Unsorted input, duplicate hashes, mixed kinds, malformed
 counts that overflow 64 bits stop the build with an error naming the line; count-0 padding \
 lines are skipped. The index is written to a temporary file and renamed into place only \
 when the build completes, so an interrupted build leaves nothing under INDEX. The same \
-dump always gives a byte-identical index.";
+dump always gives a byte-identical index.
+
+--tier chooses how much the index keeps (docs/BREACH-FORMAT.md, \"Tiers\"):
+  exact         every hash and its exact count, about 19 bytes per hash;
+  compact       truncated keys (about 62 bits at 2 billion hashes) with exact counts, 7.1 \
+bytes per hash; an absent hash is reported present with probability below 1e-10 (shown by \
+`info`);
+  filter        a binary fuse filter, 2.25 bytes per hash: membership only, no counts, \
+0.0015% false positives;
+  filter-small  the same with 8-bit fingerprints, 1.13 bytes per hash, 0.39% false positives.
+The smaller tiers are built from an exact index: DUMP may be an exact index (the quick way, \
+no temporary space), or a dump, which is first built into an unnamed temporary exact index \
+next to the output (it needs that much free space, and disappears whatever happens). \
+Filters are built in shards of about a million hashes on --threads threads, so memory stays \
+near 30 MB per thread even for the full 2 billion hashes.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
@@ -44,6 +61,10 @@ pub const MAN: ManExtra = ManExtra {
             "From a pipe",
             "zstd -dc pwned.txt.zst | veilkit breach build - -o hibp.idx",
         ),
+        (
+            "A filter of an exact index, for `query --filter` or on its own",
+            "veilkit breach build --tier filter hibp.idx -o hibp.filter",
+        ),
     ],
 };
 
@@ -56,11 +77,25 @@ pub enum KindArg {
     Ntlm,
 }
 
+/// `--tier`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TierArg {
+    /// Every hash and its exact count.
+    Exact,
+    /// Truncated keys with exact counts (7 bytes per hash).
+    Compact,
+    /// Binary fuse filter, 16-bit fingerprints (2.25 bytes per hash, no counts).
+    Filter,
+    /// Binary fuse filter, 8-bit fingerprints (1.13 bytes per hash, no counts).
+    FilterSmall,
+}
+
 /// Arguments of `veilkit breach build`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {
-    /// The dump: a file, `-` for standard input, or a per-prefix directory.
+    /// The dump: a file, `-` for standard input, or a per-prefix directory; for the
+    /// smaller tiers also an exact index.
     #[arg(value_name = "DUMP")]
     pub dump: PathBuf,
 
@@ -72,6 +107,14 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub kind: Option<KindArg>,
 
+    /// How much the index keeps.
+    #[arg(long, value_enum, default_value = "exact")]
+    pub tier: TierArg,
+
+    /// Threads building filter shards [default: the number of processors].
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
     /// Replace INDEX if it exists.
     #[arg(short, long)]
     pub force: bool,
@@ -82,10 +125,6 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     if is_stdio(&args.output) {
         anyhow::bail!("-o -: an index is a seekable file; give a path");
     }
-    let kind = args.kind.map(|k| match k {
-        KindArg::Sha1 => HashKind::Sha1,
-        KindArg::Ntlm => HashKind::Ntlm,
-    });
     let started = Instant::now();
     let mut out = create_output(
         &args.output,
@@ -100,6 +139,96 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    if args.tier == TierArg::Exact {
+        let summary = build_exact(args, global, out.file_mut().context("index")?, &spool)?;
+        out.commit().with_context(|| display_path(&args.output))?;
+        report_exact(args, global, &summary, started);
+        return Ok(Status::Success);
+    }
+    let source = if is_stdio(&args.dump) || args.dump.is_dir() {
+        None
+    } else {
+        sniff(&args.dump).with_context(|| display_path(&args.dump))?
+    };
+    let index = match source {
+        Some(Tier::Exact) => super::open_index(&args.dump)?,
+        Some(t) => {
+            return Err(super::super::report::hinted(
+                format!(
+                    "{}: a {} index cannot be rebuilt into another tier",
+                    display_path(&args.dump),
+                    t.name()
+                ),
+                "build from the exact index or the dump",
+            ));
+        }
+        None => {
+            // A temporary exact index next to the output, unnamed: gone whatever happens.
+            let mut temp = tempfile::tempfile_in(&spool)
+                .with_context(|| format!("{}: temporary index", spool.display()))?;
+            let summary = build_exact(args, global, &mut temp, &spool)?;
+            report_exact(args, global, &summary, started);
+            Index::open_file(&temp).context("temporary index")?
+        }
+    };
+    let converting = Instant::now();
+    let bar = Bar::items(global, "converting");
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let file = out.file_mut().context("index")?;
+    let header = match args.tier {
+        TierArg::Compact => compact::build(&index, file, &bar),
+        TierArg::Filter => filter::build(&index, false, threads, file, &bar),
+        TierArg::FilterSmall => filter::build(&index, true, threads, file, &bar),
+        TierArg::Exact => unreachable!("handled above"),
+    };
+    bar.finish();
+    let header = header.map_err(anyhow::Error::new)?;
+    // The rate of the conversion itself; the sync to disk follows.
+    let secs = converting.elapsed().as_secs_f64();
+    out.commit().with_context(|| display_path(&args.output))?;
+    info(
+        global,
+        format!(
+            "built {}: {} of {} {} hashes, {} bytes ({:.2} bytes per hash), in {:.1} s ({:.1}M hashes/s)",
+            args.output.display(),
+            header.tier.name(),
+            header.hashes,
+            header.kind.name(),
+            header.file_len,
+            header.file_len as f64 / header.hashes.max(1) as f64,
+            secs,
+            header.hashes as f64 / secs / 1e6,
+        ),
+    );
+    Ok(Status::Success)
+}
+
+/// Builds the exact index of `args.dump` into `file`.
+fn build_exact(
+    args: &Args,
+    global: Global,
+    file: &mut std::fs::File,
+    spool: &std::path::Path,
+) -> anyhow::Result<build::Summary> {
+    let kind = args.kind.map(|k| match k {
+        KindArg::Sha1 => HashKind::Sha1,
+        KindArg::Ntlm => HashKind::Ntlm,
+    });
+    if !is_stdio(&args.dump)
+        && !args.dump.is_dir()
+        && let Ok(Some(t)) = sniff(&args.dump)
+    {
+        return Err(super::super::report::hinted(
+            format!(
+                "{}: this is already a {} index, not a dump",
+                display_path(&args.dump),
+                t.name()
+            ),
+            "give --tier compact, filter or filter-small to build a smaller tier from an exact index",
+        ));
+    }
     let bar = Bar::bytes(global, "building");
     let shown = display_path(&args.dump);
     let summary = if is_stdio(&args.dump) {
@@ -113,17 +242,17 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 name: shown,
                 size: None,
             },
-            out.file_mut().context("index")?,
+            file,
             Options { kind },
-            &spool,
+            spool,
             &bar,
         )
     } else if args.dump.is_dir() {
         build::build(
             Source::Directory(args.dump.clone()),
-            out.file_mut()?,
+            file,
             Options { kind },
-            &spool,
+            spool,
             &bar,
         )
     } else {
@@ -135,15 +264,18 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 name: shown,
                 size,
             },
-            out.file_mut()?,
+            file,
             Options { kind },
-            &spool,
+            spool,
             &bar,
         )
     };
     bar.finish();
-    let summary = summary.map_err(anyhow::Error::new)?;
-    out.commit().with_context(|| display_path(&args.output))?;
+    summary.map_err(anyhow::Error::new)
+}
+
+/// Says what an exact build did.
+fn report_exact(args: &Args, global: Global, summary: &build::Summary, started: Instant) {
     let h = &summary.header;
     let secs = started.elapsed().as_secs_f64();
     let mut padding = String::new();
@@ -157,7 +289,11 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         global,
         format!(
             "built {}: {} {} hashes, {} bytes ({:.2} bytes per hash), in {:.1} s ({:.1}M lines/s){padding}",
-            args.output.display(),
+            if args.tier == TierArg::Exact {
+                args.output.display().to_string()
+            } else {
+                "the temporary exact index".to_string()
+            },
             h.records,
             h.params.kind.name(),
             h.file_len,
@@ -166,5 +302,4 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             summary.lines as f64 / secs / 1e6,
         ),
     );
-    Ok(Status::Success)
 }

@@ -33,7 +33,13 @@ pub struct Args {
 
 /// Runs `veilkit breach info`.
 pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
-    let index = super::open_index(&args.index)?;
+    use crate::breach::tier::AnyIndex;
+    let any = super::open_any(&args.index, None)?;
+    let index = match &any {
+        AnyIndex::Exact(i) => i,
+        AnyIndex::Compact(_) | AnyIndex::Filter(_) => return tier_info(args, &any),
+        AnyIndex::Filtered { .. } => unreachable!("opened without --filter"),
+    };
     let h = index.header();
     let p = &h.params;
     let mut out = super::super::output::stdout_text();
@@ -47,7 +53,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
             ),
         ),
         ("kind", p.kind.name().to_string()),
-        ("tier", "exact (every hash and its exact count)".to_string()),
+        ("tier", super::describe_tier(&any)),
         ("hashes", h.records.to_string()),
         (
             "size",
@@ -74,7 +80,90 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         ),
         ("largest count", h.max_count.to_string()),
         ("total count", h.total_count.to_string()),
+        (
+            "identity",
+            format!(
+                "{:016x} (recorded by compact indexes and filters built from it)",
+                h.identity()
+            ),
+        ),
     ];
+    for (k, v) in lines {
+        writeln!(out, "{k}: {v}").context("stdout")?;
+    }
+    out.flush().context("stdout")?;
+    Ok(Status::Success)
+}
+
+/// `info` of a compact index or a filter.
+fn tier_info(args: &Args, any: &crate::breach::tier::AnyIndex) -> anyhow::Result<Status> {
+    use crate::breach::tier::{AnyIndex, Tier};
+    let (h, layout) = match any {
+        AnyIndex::Compact(c) => (
+            c.header(),
+            format!(
+                "{} bucket bits, {}-bit keys, 7-byte entries ({} large counts in the overflow section)",
+                c.header().bits,
+                c.header().bits + crate::breach::compact::SUFFIX_BITS,
+                c.header().overflow_at.1 / crate::breach::compact::OVERFLOW_ENTRY as u64
+            ),
+        ),
+        AnyIndex::Filter(f) => (
+            f.header(),
+            format!(
+                "binary fuse filter, {}-bit fingerprints, {} shards by leading bits",
+                if f.header().tier == Tier::FilterSmall { 8 } else { 16 },
+                1u64 << f.header().bits
+            ),
+        ),
+        _ => unreachable!("only compact indexes and filters"),
+    };
+    let mut out = super::super::output::stdout_text();
+    let format = if h.tier == Tier::Compact {
+        "veilkit breach compact index"
+    } else {
+        "veilkit breach filter"
+    };
+    let mut lines = vec![
+        ("file", args.index.display().to_string()),
+        (
+            "format",
+            format!("{format}, version {}", crate::breach::tier::TIER_VERSION),
+        ),
+        ("kind", h.kind.name().to_string()),
+        ("tier", super::describe_tier(any)),
+        (
+            "false positive rate",
+            format!("{:.3e} per absent hash", any.false_positive_rate()),
+        ),
+        (
+            "counts",
+            if h.tier.has_counts() {
+                "exact (hashes sharing a truncated key have their counts summed)".to_string()
+            } else {
+                "not available (membership only)".to_string()
+            },
+        ),
+        ("hashes", h.hashes.to_string()),
+        (
+            "size",
+            format!(
+                "{} bytes ({:.2} bytes per hash)",
+                h.file_len,
+                h.file_len as f64 / h.hashes.max(1) as f64
+            ),
+        ),
+        ("layout", layout),
+        (
+            "shared keys",
+            format!("{} hashes share a stored key with another", h.collisions),
+        ),
+    ];
+    if h.tier.has_counts() {
+        lines.push(("largest count", h.max_count.to_string()));
+        lines.push(("total count", h.total_count.to_string()));
+    }
+    lines.push(("built from", format!("exact index {:016x}", h.source_id)));
     for (k, v) in lines {
         writeln!(out, "{k}: {v}").context("stdout")?;
     }

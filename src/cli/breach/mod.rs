@@ -92,11 +92,66 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     }
 }
 
-/// Opens an index with its path as the error's context.
+const OPEN_HINT: &str = "build an index with `veilkit breach build DUMP -o INDEX`; `veilkit breach verify INDEX` checks one";
+
+/// Opens an exact index with its path as the error's context (commands that need every
+/// hash: export, merge, diff, serving ranges).
 pub fn open_index(path: &std::path::Path) -> anyhow::Result<crate::breach::index::Index> {
     use super::report::HintExt;
     use anyhow::Context;
+    use crate::breach::tier::{Tier, sniff};
+    if let Ok(Some(tier)) = sniff(path)
+        && tier != Tier::Exact
+    {
+        return Err(super::report::hinted(
+            format!(
+                "{}: a {} index keeps no full hashes; this needs an exact index",
+                path.display(),
+                tier.name()
+            ),
+            "give the exact index it was built from",
+        ));
+    }
     crate::breach::index::Index::open(path)
         .with_context(|| path.display().to_string())
-        .hint("build an index with `veilkit breach build DUMP -o INDEX`; `veilkit breach verify INDEX` checks one")
+        .hint(OPEN_HINT)
+}
+
+/// Opens an index of any tier, optionally behind a filter (`--filter`).
+pub fn open_any(
+    path: &std::path::Path,
+    filter: Option<&std::path::Path>,
+) -> anyhow::Result<crate::breach::tier::AnyIndex> {
+    use super::report::HintExt;
+    use anyhow::Context;
+    use crate::breach::tier::AnyIndex;
+    let index = AnyIndex::open(path)
+        .with_context(|| path.display().to_string())
+        .hint(OPEN_HINT)?;
+    match filter {
+        None => Ok(index),
+        Some(f) => AnyIndex::filtered(index, f)
+            .with_context(|| format!("--filter {}", f.display()))
+            .hint(format!(
+                "build the filter from this index: `veilkit breach build --tier filter {} -o FILTER`",
+                path.display()
+            )),
+    }
+}
+
+/// What a lookup's answer means on this index, for `check` and `info`.
+pub fn describe_tier(index: &crate::breach::tier::AnyIndex) -> String {
+    use crate::breach::tier::Tier;
+    let rate = index.false_positive_rate();
+    match index.tier() {
+        Tier::Exact => "exact (every hash and its exact count)".to_string(),
+        Tier::Compact => format!(
+            "compact (truncated keys with exact counts; an absent hash is reported present with probability {rate:.1e})"
+        ),
+        t => format!(
+            "{} (membership only, counts are not available: 1 means probably present, 0 absent; false positive rate {:.4}%)",
+            t.name(),
+            rate * 100.0
+        ),
+    }
 }

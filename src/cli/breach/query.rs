@@ -15,7 +15,7 @@ pub const LONG_ABOUT: &str = "Look up hashes or passwords, one answer per input 
 
 Hashes come as arguments or one per line on standard input (40 hex digits for a SHA-1 index, \
 32 for NTLM, either case); each answer is `HASH:COUNT` in upper case, with count 0 when \
-absent. A hash of a weak password on a command line is as sensitive as the password itself \
+absent. Any tier answers: on a compact index counts are exact but an absent hash is reported present with a tiny probability (see `info`); on a filter the answer is `HASH:1` for \"probably present\" and `HASH:0` for \"absent\", as filters keep no counts. With --filter, an exact index answers behind a filter built from it, read into memory: absent hashes (most queries) never touch the index file. A hash of a weak password on a command line is as sensitive as the password itself \
 (shell history, the process list): prefer standard input.
 
 With --passwords, each line of standard input is a password (its exact bytes without the \
@@ -45,6 +45,10 @@ pub const MAN: ManExtra = ManExtra {
             "Counts of passwords, aligned with the input",
             "veilkit breach query -i hibp.idx --passwords < candidates.txt",
         ),
+        (
+            "Absent hashes answered from a filter in memory",
+            "veilkit breach query -i hibp.idx --filter hibp.filter < hashes.txt",
+        ),
     ],
 };
 
@@ -55,6 +59,11 @@ pub struct Args {
     /// The index [default: none; only --passwords works without one].
     #[arg(short, long, value_name = "INDEX")]
     pub index: Option<PathBuf>,
+
+    /// A filter built from INDEX (`breach build --tier filter INDEX`), read into memory:
+    /// hashes it rules out are answered without touching INDEX.
+    #[arg(long, value_name = "FILTER", requires = "index")]
+    pub filter: Option<PathBuf>,
 
     /// Read passwords from standard input instead of hashes.
     #[arg(long)]
@@ -69,7 +78,7 @@ pub struct Args {
 /// Runs `veilkit breach query`.
 pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     let index = match &args.index {
-        Some(p) => Some(super::open_index(p)?),
+        Some(p) => Some(super::open_any(p, args.filter.as_deref())?),
         None if args.passwords => None,
         None => {
             return Err(super::super::report::hinted(

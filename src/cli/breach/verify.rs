@@ -38,21 +38,27 @@ pub struct Args {
 
 /// Runs `veilkit breach verify`.
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
-    let index = super::open_index(&args.index)?;
+    use crate::breach::tier::AnyIndex;
+    let index = super::open_any(&args.index, None)?;
     let bar = Bar::bytes(global, "verifying");
-    let report = index
-        .verify(&bar)
-        .with_context(|| args.index.display().to_string());
+    let shown = args.index.display();
+    let report = match &index {
+        AnyIndex::Exact(i) => i.verify(&bar).map(|r| {
+            format!(
+                "{shown}: sound ({} records, {} checksum blocks)",
+                r.records, r.blocks
+            )
+        }),
+        AnyIndex::Compact(c) => c
+            .verify(&bar)
+            .map(|n| format!("{shown}: sound (compact, {n} entries)")),
+        AnyIndex::Filter(f) => f
+            .verify()
+            .map(|n| format!("{shown}: sound ({}, {n} keys)", f.header().tier.name())),
+        AnyIndex::Filtered { .. } => unreachable!("opened without --filter"),
+    }
+    .with_context(|| shown.to_string());
     bar.finish();
-    let report = report?;
-    info(
-        global,
-        format!(
-            "{}: sound ({} records, {} checksum blocks)",
-            args.index.display(),
-            report.records,
-            report.blocks
-        ),
-    );
+    info(global, report?);
     Ok(Status::Success)
 }
