@@ -422,7 +422,7 @@ fn queries_of_hashes_and_passwords() {
         records.insert(h.to_be_bytes()[..20].to_vec(), 10u64.pow(i as u32 + 2));
     }
     let bytes = build_bytes(dump_text(HashKind::Sha1, &records).as_bytes(), None).unwrap();
-    let index = Index::from_bytes(bytes).unwrap();
+    let index = super::tier::AnyIndex::Exact(Index::from_bytes(bytes).unwrap());
     let mut out = Vec::new();
     let s = query::run(
         query::Source::Index(&index),

@@ -112,7 +112,11 @@ fn tier_info(args: &Args, any: &crate::breach::tier::AnyIndex) -> anyhow::Result
             f.header(),
             format!(
                 "binary fuse filter, {}-bit fingerprints, {} shards by leading bits",
-                if f.header().tier == Tier::FilterSmall { 8 } else { 16 },
+                if f.header().tier == Tier::FilterSmall {
+                    8
+                } else {
+                    16
+                },
                 1u64 << f.header().bits
             ),
         ),

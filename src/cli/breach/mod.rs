@@ -98,8 +98,8 @@ const OPEN_HINT: &str = "build an index with `veilkit breach build DUMP -o INDEX
 /// hash: export, merge, diff, serving ranges).
 pub fn open_index(path: &std::path::Path) -> anyhow::Result<crate::breach::index::Index> {
     use super::report::HintExt;
-    use anyhow::Context;
     use crate::breach::tier::{Tier, sniff};
+    use anyhow::Context;
     if let Ok(Some(tier)) = sniff(path)
         && tier != Tier::Exact
     {
@@ -123,8 +123,8 @@ pub fn open_any(
     filter: Option<&std::path::Path>,
 ) -> anyhow::Result<crate::breach::tier::AnyIndex> {
     use super::report::HintExt;
-    use anyhow::Context;
     use crate::breach::tier::AnyIndex;
+    use anyhow::Context;
     let index = AnyIndex::open(path)
         .with_context(|| path.display().to_string())
         .hint(OPEN_HINT)?;

@@ -1,0 +1,252 @@
+//! Compact and filter tiers (issue: breach index at full scale). Figures for the
+//! closing note, all in one run beside the exact index they are built from:
+//!
+//! - build rate of each tier from the exact index (median of 3, into the page cache, no
+//!   final sync), bytes per hash, measured false positive rate;
+//! - hot lookup latency, dependent (each lookup chosen by the previous answer, so they
+//!   cannot overlap), and independent single calls in a loop, half present half absent:
+//!   exact (mapped), compact (mapped and in memory), filter and filter-small (mapped and
+//!   in memory), and an exact index behind its in-memory filter (`--filter`).
+//!
+//! Input: the exact index named by `VEILKIT_BENCH_INDEX` (e.g. `data/hibp-100m.idx`,
+//! built from the team generator's 100M-line dump), else one of `VEILKIT_BENCH_N`
+//! (default 10,000,000) uniform random hashes generated here.
+//!
+//! `VEILKIT_BENCH_INDEX=data/hibp-100m.idx cargo bench --bench tiers`
+
+use std::hint::black_box;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use veilkit::breach::HashKind;
+use veilkit::breach::build::{self, Options, Source};
+use veilkit::breach::compact::{self, Compact};
+use veilkit::breach::filter::{self, Filter};
+use veilkit::breach::format::Wide;
+use veilkit::breach::index::Index;
+use veilkit::breach::tier::AnyIndex;
+use veilkit::progress::NoProgress;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn exact_index(dir: &Path) -> PathBuf {
+    if let Some(p) = std::env::var_os("VEILKIT_BENCH_INDEX") {
+        return PathBuf::from(p);
+    }
+    let n: u64 = std::env::var("VEILKIT_BENCH_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000_000);
+    let path = dir.join(format!("tiers-random-{n}.idx"));
+    if !path.exists() {
+        eprintln!(
+            "building an index of {n} random hashes into {}",
+            path.display()
+        );
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let mut hashes: Vec<[u64; 3]> = (0..n)
+            .map(|_| [rng.next(), rng.next(), rng.next() & !0xffff_ffff])
+            .collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        let mut text = Vec::with_capacity(hashes.len() * 46);
+        let mut hex = [0u8; 40];
+        for h in &hashes {
+            HashKind::Sha1.write_hex(&Wide(*h), &mut hex);
+            text.extend_from_slice(&hex);
+            writeln!(text, ":{}", 1 + rng.next() % 1000).unwrap();
+        }
+        let mut f = std::fs::File::create(&path).unwrap();
+        build::build(
+            Source::Stream {
+                reader: &mut &text[..],
+                name: "dump".into(),
+                size: None,
+            },
+            &mut f,
+            Options::default(),
+            dir,
+            &NoProgress,
+        )
+        .unwrap();
+    }
+    path
+}
+
+/// Median ns per lookup: dependent chain, and independent calls.
+fn latency(name: &str, queries: &[Wide], rounds: usize, lookup: impl Fn(&Wide) -> u64) {
+    let mut dep = Vec::new();
+    let mut ind = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let mut k = 0usize;
+        for _ in 0..queries.len() {
+            let c = lookup(&queries[k]);
+            k = (k + 1 + (c as usize & 1)) % queries.len();
+        }
+        black_box(k);
+        dep.push(t.elapsed().as_nanos() as f64 / queries.len() as f64);
+        let t = Instant::now();
+        let mut sum = 0u64;
+        for q in queries {
+            sum = sum.wrapping_add(lookup(q));
+        }
+        black_box(sum);
+        ind.push(t.elapsed().as_nanos() as f64 / queries.len() as f64);
+    }
+    println!(
+        "{name:<34} dependent median {:>4.0} ns   independent median {:>4.0} ns",
+        median(&mut dep),
+        median(&mut ind)
+    );
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick" || a == "--test");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let idx = exact_index(&dir);
+    let index = Index::open(&idx).unwrap();
+    let n = index.header().records;
+    println!(
+        "\nexact index {}: {n} hashes, {:.2} bytes/hash",
+        idx.display(),
+        index.header().file_len as f64 / n as f64
+    );
+
+    // Build each tier (median of 3 builds).
+    let runs = if quick { 1 } else { 3 };
+    let mut paths = Vec::new();
+    for (name, tier) in [("compact", 0), ("filter", 1), ("filter-small", 2)] {
+        let path = dir.join(format!("tiers.{name}"));
+        let mut rates = Vec::new();
+        let mut size = 0;
+        for _ in 0..runs {
+            let mut f = std::fs::File::create(&path).unwrap();
+            let t = Instant::now();
+            let h = match tier {
+                0 => compact::build(&index, &mut f, &NoProgress),
+                1 => filter::build(&index, false, 2, &mut f, &NoProgress),
+                _ => filter::build(&index, true, 2, &mut f, &NoProgress),
+            }
+            .unwrap();
+            rates.push(n as f64 / t.elapsed().as_secs_f64());
+            size = h.file_len;
+        }
+        println!(
+            "build {name:<13} median {:>5.1}M hashes/s over {runs} runs, {:.3} bytes/hash{}",
+            median(&mut rates) / 1e6,
+            size as f64 / n as f64,
+            if tier > 0 { " (target >= 20M/s)" } else { "" }
+        );
+        paths.push(path);
+    }
+
+    // Queries: half present (spread over the index), half absent (random).
+    let n_q = if quick { 200_000 } else { 2_000_000 };
+    let mut rng = Rng(42);
+    let mut queries: Vec<Wide> = index
+        .iter()
+        .step_by((n as usize / (n_q / 2)).max(1))
+        .take(n_q / 2)
+        .map(|r| r.unwrap().0)
+        .collect();
+    let present = queries.len();
+    while queries.len() < n_q {
+        queries.push(Wide([rng.next(), rng.next(), rng.next() & !0xffff_ffff]));
+    }
+    for i in (1..queries.len()).rev() {
+        let j = (rng.next() % (i as u64 + 1)) as usize;
+        queries.swap(i, j);
+    }
+
+    let compact_map = Compact::open(&paths[0]).unwrap();
+    let compact_mem = Compact::open_in_memory(&paths[0]).unwrap();
+    let filter_map = Filter::open(&paths[1]).unwrap();
+    let filter_mem = Filter::open_in_memory(&paths[1]).unwrap();
+    let small_map = Filter::open(&paths[2]).unwrap();
+    let small_mem = Filter::open_in_memory(&paths[2]).unwrap();
+    let paired =
+        AnyIndex::filtered(AnyIndex::Exact(Index::open(&idx).unwrap()), &paths[1]).unwrap();
+
+    // False positives on absent hashes, and no false negatives.
+    let absent: Vec<Wide> = (0..if quick { 1_000_000 } else { 10_000_000 })
+        .map(|_| Wide([rng.next(), rng.next(), 0]))
+        .collect();
+    for (name, f) in [("filter", &filter_mem), ("filter-small", &small_mem)] {
+        let fp = absent.iter().filter(|h| f.contains(h)).count();
+        println!(
+            "{name:<13} false positives: {fp} of {} absent hashes ({:.5}%; stated {:.5}%)",
+            absent.len(),
+            fp as f64 * 100.0 / absent.len() as f64,
+            f.false_positive_rate() * 100.0
+        );
+    }
+    let fp = absent
+        .iter()
+        .take(1_000_000)
+        .filter(|h| compact_mem.lookup(h).unwrap() > 0)
+        .count();
+    println!(
+        "compact false positives: {fp} of 1000000 absent hashes (stated rate {:.1e})",
+        compact_mem.false_positive_rate()
+    );
+    let mut exact_counts = vec![0; queries.len()];
+    index.lookup_many(&queries, &mut exact_counts).unwrap();
+    let mut c = vec![0; queries.len()];
+    compact_mem.lookup_many(&queries, &mut c).unwrap();
+    assert!(
+        c.iter().zip(&exact_counts).all(|(a, b)| a >= b),
+        "compact lost a count"
+    );
+    filter_map.contains_many(&queries, &mut c);
+    assert!(
+        c.iter().zip(&exact_counts).all(|(a, b)| *b == 0 || *a == 1),
+        "filter false negative"
+    );
+    println!("queries: {} ({present} present)", queries.len());
+
+    // Hot latency, everything warmed first.
+    let rounds = if quick { 3 } else { 11 };
+    latency("exact (mapped, reference)", &queries, rounds, |q| {
+        index.lookup(q).unwrap()
+    });
+    latency("compact (mapped)", &queries, rounds, |q| {
+        compact_map.lookup(q).unwrap()
+    });
+    latency("compact (in memory)", &queries, rounds, |q| {
+        compact_mem.lookup(q).unwrap()
+    });
+    latency("filter (mapped)", &queries, rounds, |q| {
+        u64::from(filter_map.contains(q))
+    });
+    latency("filter (in memory)", &queries, rounds, |q| {
+        u64::from(filter_mem.contains(q))
+    });
+    latency("filter-small (mapped)", &queries, rounds, |q| {
+        u64::from(small_map.contains(q))
+    });
+    latency("filter-small (in memory)", &queries, rounds, |q| {
+        u64::from(small_mem.contains(q))
+    });
+    latency("exact behind filter (--filter)", &queries, rounds, |q| {
+        paired.lookup(q).unwrap()
+    });
+    let absent_q: Vec<Wide> = absent.iter().take(n_q).copied().collect();
+    latency("exact behind filter, absent only", &absent_q, rounds, |q| {
+        paired.lookup(q).unwrap()
+    });
+}
