@@ -24,6 +24,7 @@ use veilkit::breach::build::{self, Options, Source};
 use veilkit::breach::format::Wide;
 use veilkit::breach::index::Index;
 use veilkit::breach::query::{self, Input};
+use veilkit::breach::tier::AnyIndex;
 use veilkit::progress::NoProgress;
 
 struct Rng(u64);
@@ -250,6 +251,7 @@ fn main() {
     index.lookup_many(&queries, &mut counts).unwrap();
 
     // The query stream, in-process: hex hashes in, HASH:COUNT out.
+    let index = AnyIndex::Exact(index);
     let n_s = if quick { 500_000 } else { 10_000_000 };
     let mut text = Vec::with_capacity(n_s * 41);
     let mut hex = [0u8; 40];
