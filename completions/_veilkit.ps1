@@ -77,12 +77,15 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('export-ranges', 'export-ranges', [CompletionResultType]::ParameterValue, 'Write an index as the 1,048,576 range files the HIBP range API serves')
             [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Replace the prefixes of an index that a directory of range files holds')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'List the hashes added, removed and re-counted between two indexes')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the HIBP range API (and /check) from indexes on a local port')
             break
         }
         'veilkit;breach;build' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The index to write')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The index to write')
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'The hash kind [default: detected from the first line]')
+            [CompletionResult]::new('--tier', '--tier', [CompletionResultType]::ParameterName, 'How much the index keeps')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads building filter shards [default: the number of processors]')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Replace INDEX if it exists')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace INDEX if it exists')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
@@ -96,6 +99,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
         'veilkit;breach;query' {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'The index [default: none; only --passwords works without one]')
             [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'The index [default: none; only --passwords works without one]')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'A filter built from INDEX (`breach build --tier filter INDEX`), read into memory: hashes it rules out are answered without touching INDEX')
             [CompletionResult]::new('--passwords', '--passwords', [CompletionResultType]::ParameterName, 'Read passwords from standard input instead of hashes')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
@@ -108,6 +112,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
         'veilkit;breach;check' {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'The index [default: the embedded list of common passwords]')
             [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'The index [default: the embedded list of common passwords]')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'A filter built from INDEX, read into memory: passwords it rules out are answered without touching INDEX')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -162,6 +167,20 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             break
         }
         'veilkit;breach;diff' {
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;breach;serve' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'An index to serve (give -i twice for a SHA-1 and an NTLM index)')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'An index to serve (give -i twice for a SHA-1 and an NTLM index)')
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address and port to listen on (port 0: any free port, printed on stderr)')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads [default: the number of processors]')
+            [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Connections served at once')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

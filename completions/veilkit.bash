@@ -64,6 +64,9 @@ _veilkit() {
             veilkit__subcmd__breach,query)
                 cmd="veilkit__subcmd__breach__subcmd__query"
                 ;;
+            veilkit__subcmd__breach,serve)
+                cmd="veilkit__subcmd__breach__subcmd__serve"
+                ;;
             veilkit__subcmd__breach,verify)
                 cmd="veilkit__subcmd__breach__subcmd__verify"
                 ;;
@@ -140,7 +143,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach)
-            opts="-q -h -V --quiet --help --version build query check info verify export-ranges merge diff"
+            opts="-q -h -V --quiet --help --version build query check info verify export-ranges merge diff serve"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -154,7 +157,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__build)
-            opts="-o -f -q -h -V --output --kind --force --quiet --help --version"
+            opts="-o -f -q -h -V --output --kind --tier --threads --force --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -172,6 +175,14 @@ _veilkit() {
                     COMPREPLY=($(compgen -W "sha1 ntlm" -- "${cur}"))
                     return 0
                     ;;
+                --tier)
+                    COMPREPLY=($(compgen -W "exact compact filter filter-small" -- "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -180,7 +191,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__check)
-            opts="-i -q -h -V --index --quiet --help --version"
+            opts="-i -q -h -V --index --filter --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -191,6 +202,10 @@ _veilkit() {
                     return 0
                     ;;
                 -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -282,7 +297,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__query)
-            opts="-i -q -h -V --index --passwords --quiet --help --version"
+            opts="-i -q -h -V --index --filter --passwords --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -293,6 +308,44 @@ _veilkit() {
                     return 0
                     ;;
                 -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__serve)
+            opts="-i -q -h -V --index --listen --threads --max-connections --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-connections)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -71,11 +71,14 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand export-ranges 'Write an index as the 1,048,576 range files the HIBP range API serves'
             cand merge 'Replace the prefixes of an index that a directory of range files holds'
             cand diff 'List the hashes added, removed and re-counted between two indexes'
+            cand serve 'Serve the HIBP range API (and /check) from indexes on a local port'
         }
         &'veilkit;breach;build'= {
             cand -o 'The index to write'
             cand --output 'The index to write'
             cand --kind 'The hash kind [default: detected from the first line]'
+            cand --tier 'How much the index keeps'
+            cand --threads 'Threads building filter shards [default: the number of processors]'
             cand -f 'Replace INDEX if it exists'
             cand --force 'Replace INDEX if it exists'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
@@ -88,6 +91,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
         &'veilkit;breach;query'= {
             cand -i 'The index [default: none; only --passwords works without one]'
             cand --index 'The index [default: none; only --passwords works without one]'
+            cand --filter 'A filter built from INDEX (`breach build --tier filter INDEX`), read into memory: hashes it rules out are answered without touching INDEX'
             cand --passwords 'Read passwords from standard input instead of hashes'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
             cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
@@ -99,6 +103,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
         &'veilkit;breach;check'= {
             cand -i 'The index [default: the embedded list of common passwords]'
             cand --index 'The index [default: the embedded list of common passwords]'
+            cand --filter 'A filter built from INDEX, read into memory: passwords it rules out are answered without touching INDEX'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
             cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
             cand -h 'Print help (see more with ''--help'')'
@@ -148,6 +153,19 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --version 'Print version'
         }
         &'veilkit;breach;diff'= {
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'veilkit;breach;serve'= {
+            cand -i 'An index to serve (give -i twice for a SHA-1 and an NTLM index)'
+            cand --index 'An index to serve (give -i twice for a SHA-1 and an NTLM index)'
+            cand --listen 'The address and port to listen on (port 0: any free port, printed on stderr)'
+            cand --threads 'Worker threads [default: the number of processors]'
+            cand --max-connections 'Connections served at once'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
             cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
             cand -h 'Print help (see more with ''--help'')'

@@ -46,30 +46,38 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -l key-file -d 'Ke
 complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff" -f -a "build" -d 'Build a dump (file, stdin or per-prefix directory) into an index'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff" -f -a "query" -d 'Look up hashes (arguments or stdin) or passwords (stdin) in an index'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff" -f -a "check" -d 'Check passwords typed at a hidden prompt'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff" -f -a "info" -d 'Show an index\'s kind, size, counts and format'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff" -f -a "verify" -d 'Check an index end to end: structure and every checksum'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff" -f -a "export-ranges" -d 'Write an index as the 1,048,576 range files the HIBP range API serves'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff" -f -a "merge" -d 'Replace the prefixes of an index that a directory of range files holds'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff" -f -a "diff" -d 'List the hashes added, removed and re-counted between two indexes'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "build" -d 'Build a dump (file, stdin or per-prefix directory) into an index'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "query" -d 'Look up hashes (arguments or stdin) or passwords (stdin) in an index'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "check" -d 'Check passwords typed at a hidden prompt'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "info" -d 'Show an index\'s kind, size, counts and format'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "verify" -d 'Check an index end to end: structure and every checksum'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "export-ranges" -d 'Write an index as the 1,048,576 range files the HIBP range API serves'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "merge" -d 'Replace the prefixes of an index that a directory of range files holds'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "diff" -d 'List the hashes added, removed and re-counted between two indexes'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "serve" -d 'Serve the HIBP range API (and /check) from indexes on a local port'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s o -l output -d 'The index to write' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -l kind -d 'The hash kind [default: detected from the first line]' -r -f -a "sha1\t'SHA-1 hashes (40 hex digits)'
 ntlm\t'NTLM hashes (32 hex digits)'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -l tier -d 'How much the index keeps' -r -f -a "exact\t'Every hash and its exact count'
+compact\t'Truncated keys with exact counts (7 bytes per hash)'
+filter\t'Binary fuse filter, 16-bit fingerprints (2.25 bytes per hash, no counts)'
+filter-small\t'Binary fuse filter, 8-bit fingerprints (1.13 bytes per hash, no counts)'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -l threads -d 'Threads building filter shards [default: the number of processors]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s f -l force -d 'Replace INDEX if it exists'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -s i -l index -d 'The index [default: none; only --passwords works without one]' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -l filter -d 'A filter built from INDEX (`breach build --tier filter INDEX`), read into memory: hashes it rules out are answered without touching INDEX' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -l passwords -d 'Read passwords from standard input instead of hashes'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from check" -s i -l index -d 'The index [default: the embedded list of common passwords]' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from check" -l filter -d 'A filter built from INDEX, read into memory: passwords it rules out are answered without touching INDEX' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
@@ -93,6 +101,13 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from diff" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from diff" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s i -l index -d 'An index to serve (give -i twice for a SHA-1 and an NTLM index)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l listen -d 'The address and port to listen on (port 0: any free port, printed on stderr)' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l threads -d 'Worker threads [default: the number of processors]' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l max-connections -d 'Connections served at once' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l scheme -d 'The construction: see veilkit-encode(1) and docs/IDS.md' -r -f -a "uuid\t'Feistel network with AES-128 rounds, output a version-8 UUID (ids < 2^60)'
 aes128\t'One AES-128 block over the 64-bit id, output 128 opaque bits'
 cycle-walk\t'As aes128, re-encrypting until the --clear-bit bit is clear'"

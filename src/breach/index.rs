@@ -370,6 +370,32 @@ impl Index {
         None
     }
 
+    /// Calls `f` with (hash, count) of every record whose first 20 bits are `prefix`, in
+    /// order: one range of the HIBP range API, read without touching other buckets.
+    pub fn for_each_in_prefix(
+        &self,
+        prefix: u32,
+        mut f: impl FnMut(&Wide, u64),
+    ) -> Result<(), IndexError> {
+        let top = u64::from(prefix & 0xf_ffff) << 44;
+        let first = self.params.bucket(&Wide([top, 0, 0]));
+        let last = self.params.bucket(&Wide([top | ((1 << 44) - 1), 0, 0]));
+        for k in first..=last {
+            let (lo, hi) = (self.start(k)?, self.start(k + 1)?);
+            if lo > hi || hi > self.header.records {
+                return Err(IndexError::Corrupt(format!("bucket {k} has bad bounds")));
+            }
+            for i in lo..hi {
+                let (key, _) = self.params.unpack(self.record(i));
+                let hash = self.params.hash_of(k, &key);
+                if hash.0[0] >> 44 == top >> 44 {
+                    f(&hash, self.count_of(i)?);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Every record in order as (hash, count): for tests, export and diffs.
     pub fn iter(&self) -> impl Iterator<Item = Result<(Wide, u64), IndexError>> + '_ {
         let mut bucket = 0u64;

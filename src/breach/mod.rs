@@ -9,6 +9,7 @@ pub mod format;
 pub mod index;
 pub mod query;
 pub mod ranges;
+pub mod serve;
 pub mod tier;
 
 use format::Wide;

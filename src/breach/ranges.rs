@@ -58,6 +58,18 @@ pub fn push_line(kind: HashKind, hash: &Wide, count: u64, body: &mut Vec<u8>) {
     body.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
 }
 
+/// Appends the range body of `prefix` (20 bits), exactly as in its range file; returns
+/// the number of hashes.
+pub fn range_body(index: &Index, prefix: u32, body: &mut Vec<u8>) -> Result<u64, IndexError> {
+    let kind = index.kind();
+    let mut n = 0;
+    index.for_each_in_prefix(prefix, |h, c| {
+        push_line(kind, h, c, body);
+        n += 1;
+    })?;
+    Ok(n)
+}
+
 /// Writes the range files of `index` into the existing, empty directory `dir`: every one
 /// of the 1,048,576 prefixes, or only those holding hashes with `skip_empty`. Progress
 /// counts prefixes.

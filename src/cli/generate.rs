@@ -98,6 +98,7 @@ fn extra_for(path: &[&str]) -> ManExtra {
         ["breach", "export-ranges"] => super::breach::export_ranges::MAN,
         ["breach", "merge"] => super::breach::merge::MAN,
         ["breach", "diff"] => super::breach::diff::MAN,
+        ["breach", "serve"] => super::breach::serve::MAN,
         ["encode"] => super::encode::MAN,
         ["decode"] => super::decode::MAN,
         ["reencode"] => super::reencode::MAN,

@@ -11,3 +11,5 @@ mod ids;
 mod keys;
 mod nonce;
 mod records;
+mod serve;
+mod tiers;

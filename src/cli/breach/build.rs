@@ -222,8 +222,9 @@ fn build_exact(
     {
         return Err(super::super::report::hinted(
             format!(
-                "{}: this is already a {} index, not a dump",
+                "{}: this is already {} {} index, not a dump",
                 display_path(&args.dump),
+                if t == Tier::Exact { "an" } else { "a" },
                 t.name()
             ),
             "give --tier compact, filter or filter-small to build a smaller tier from an exact index",

@@ -7,6 +7,7 @@ pub mod export_ranges;
 pub mod info;
 pub mod merge;
 pub mod query;
+pub mod serve;
 pub mod verify;
 
 use super::generate::{EXIT_PLAIN, ManExtra};
@@ -76,6 +77,8 @@ pub enum Command {
     Merge(merge::Args),
     #[command(about = diff::ABOUT, long_about = diff::LONG_ABOUT)]
     Diff(diff::Args),
+    #[command(about = serve::ABOUT, long_about = serve::LONG_ABOUT)]
+    Serve(serve::Args),
 }
 
 /// Runs `veilkit breach ...`.
@@ -89,6 +92,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         Command::ExportRanges(a) => export_ranges::run(a, global),
         Command::Merge(a) => merge::run(a, global),
         Command::Diff(a) => diff::run(a, global),
+        Command::Serve(a) => serve::run(a, global),
     }
 }
 

@@ -1,0 +1,144 @@
+//! `veilkit breach serve`: the HIBP range API on a local port.
+
+use super::super::generate::ManExtra;
+use super::super::report::{info, warn};
+use super::super::{Global, Status};
+use crate::breach::serve::{self, Limits, Service};
+use anyhow::Context;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One line for the command list.
+pub const ABOUT: &str = "Serve the HIBP range API (and /check) from indexes on a local port";
+
+/// The description in `--help` and the man page.
+pub const LONG_ABOUT: &str = "Serve the Have I Been Pwned \"Pwned Passwords\" range API from \
+an index, so that existing clients can call it instead of the public API:
+
+  GET /range/{5 hex digits}   the hashes starting with that prefix, `SUFFIX:COUNT` lines \
+joined by CRLF, byte for byte what the public API and `veilkit breach export-ranges` give; \
+with the request header `Add-Padding: true`, count-0 lines of random suffixes are added so \
+that every response has at least 800 to 1,000 lines, as the public API does; `?mode=ntlm` \
+asks the NTLM index.
+  GET /check/{hash}           the count of one full hash (40 hex digits SHA-1, 32 NTLM), 0 \
+when absent; on a filter 1 (probably present) or 0.
+
+Give one index per hash kind (-i twice for SHA-1 and NTLM). Ranges need an exact index; \
+/check works on any tier. The server listens on the loopback interface unless --listen \
+says otherwise (it warns when the address is not a loopback one: anyone who reaches the \
+port can query). Requests are bounded: at most --max-connections at once (more wait in the \
+kernel's queue), request heads up to 8 KiB, 10 seconds to send one; only GET and HEAD. \
+Malformed requests get a 400 answer, never a crash. SIGINT or SIGTERM stops the server \
+cleanly with status 0.";
+
+/// Extra man page sections.
+pub const MAN: ManExtra = ManExtra {
+    exit_status: &[
+        ("0", "Stopped by SIGINT or SIGTERM."),
+        (
+            "2",
+            "An error: an index cannot be opened, the address cannot be bound.",
+        ),
+    ],
+    uses_keys: false,
+    environment: &[],
+    examples: &[
+        (
+            "Serve an index on 127.0.0.1:8000",
+            "veilkit breach serve -i hibp.idx",
+        ),
+        (
+            "Ask it as a client would",
+            "curl -s http://127.0.0.1:8000/range/5BAA6 | grep 1E4C9B93F3F0682250B6CF8331B7EE68FD8",
+        ),
+        (
+            "SHA-1 and NTLM on another port",
+            "veilkit breach serve -i hibp.idx -i ntlm.idx --listen 127.0.0.1:8080",
+        ),
+    ],
+};
+
+/// Arguments of `veilkit breach serve`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+pub struct Args {
+    /// An index to serve (give -i twice for a SHA-1 and an NTLM index).
+    #[arg(short, long = "index", value_name = "INDEX", required = true)]
+    pub indexes: Vec<PathBuf>,
+
+    /// The address and port to listen on (port 0: any free port, printed on stderr).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8000")]
+    pub listen: SocketAddr,
+
+    /// Worker threads [default: the number of processors].
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Connections served at once.
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub max_connections: usize,
+}
+
+/// Runs `veilkit breach serve`.
+pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
+    let mut indexes = Vec::new();
+    let mut described = Vec::new();
+    for p in &args.indexes {
+        let index = super::open_any(p, None)?;
+        described.push(format!(
+            "{} {} index {}",
+            index.kind().name(),
+            index.tier().name(),
+            p.display()
+        ));
+        indexes.push(index);
+    }
+    let service = Service::new(indexes).map_err(anyhow::Error::new)?;
+    let listener = std::net::TcpListener::bind(args.listen)
+        .with_context(|| format!("--listen {}", args.listen))?;
+    let local = listener.local_addr().context("listening socket")?;
+    if !local.ip().is_loopback() {
+        warn(format!(
+            "listening on {local}, not a loopback address: anyone who can reach it can query"
+        ));
+    }
+    info(
+        global,
+        format!(
+            "serving {} on http://{local} (Ctrl-C stops)",
+            described.join(" and ")
+        ),
+    );
+    let mut limits = Limits {
+        max_connections: args.max_connections,
+        ..Limits::default()
+    };
+    if let Some(t) = args.threads {
+        limits.threads = t;
+    }
+    let stop = async {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            match signal(SignalKind::terminate()) {
+                Ok(mut term) => {
+                    tokio::select! {
+                        _ = tokio::signal::ctrl_c() => {}
+                        _ = term.recv() => {}
+                    }
+                }
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    };
+    serve::run(listener, Arc::new(service), limits, stop).context("server")?;
+    info(global, "stopped");
+    Ok(Status::Success)
+}

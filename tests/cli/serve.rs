@@ -1,0 +1,321 @@
+//! `veilkit breach serve` through the real binary and a real HIBP client library.
+
+use super::common::*;
+use super::tiers::password_dump;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+
+/// A running server, killed when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    fn start(indexes: &[&Path]) -> Server {
+        let mut cmd = std_veilkit();
+        cmd.args([
+            "breach",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--threads",
+            "2",
+        ]);
+        for i in indexes {
+            cmd.arg("-i").arg(i);
+        }
+        let mut child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_string();
+        Server { child, addr }
+    }
+
+    /// Sends raw request bytes; returns (status, headers, body).
+    fn raw(&self, request: &[u8]) -> (u16, String, Vec<u8>) {
+        let mut s = TcpStream::connect(&self.addr).unwrap();
+        s.write_all(request).unwrap();
+        let mut all = Vec::new();
+        s.read_to_end(&mut all).unwrap();
+        let split = all
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .unwrap_or_else(|| panic!("no head in {:?}", String::from_utf8_lossy(&all)));
+        let head = String::from_utf8_lossy(&all[..split]).into_owned();
+        let status = head[9..12].parse().unwrap();
+        (status, head, all[split + 4..].to_vec())
+    }
+
+    fn get(&self, path: &str, headers: &str) -> (u16, String, Vec<u8>) {
+        self.raw(
+            format!("GET {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n")
+                .as_bytes(),
+        )
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn built(dir: &Path, name: &str, dump: &str) -> PathBuf {
+    let d = dir.join(format!("{name}.txt"));
+    std::fs::write(&d, dump).unwrap();
+    let idx = dir.join(format!("{name}.idx"));
+    veilkit()
+        .args(["-q", "breach", "build"])
+        .arg(&d)
+        .arg("-o")
+        .arg(&idx)
+        .assert()
+        .success();
+    idx
+}
+
+#[test]
+fn ranges_are_byte_identical_to_the_exported_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = built(dir.path(), "a", &password_dump(3000));
+    let ranges = dir.path().join("ranges");
+    veilkit()
+        .args(["-q", "breach", "export-ranges", "--skip-empty", "-i"])
+        .arg(&idx)
+        .arg("-o")
+        .arg(&ranges)
+        .assert()
+        .success();
+    let server = Server::start(&[&idx]);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&ranges)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() > 2900);
+    for (n, f) in files.iter().enumerate() {
+        let prefix = f.file_stem().unwrap().to_str().unwrap();
+        // Every other request in lower case.
+        let asked = if n % 2 == 0 {
+            prefix.to_string()
+        } else {
+            prefix.to_lowercase()
+        };
+        let (status, head, body) = server.get(&format!("/range/{asked}"), "");
+        assert_eq!(status, 200);
+        assert!(head.contains("content-type: text/plain"), "{head}");
+        assert_eq!(body, std::fs::read(f).unwrap(), "{prefix}");
+    }
+    // A prefix without hashes: an empty body.
+    let (status, _, body) = server.get("/range/00000", "");
+    assert_eq!((status, body.len()), (200, 0));
+}
+
+#[test]
+fn padding_check_ntlm_and_bad_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = built(dir.path(), "a", &password_dump(3000));
+    let ntlm = built(
+        dir.path(),
+        "n",
+        "8846F7EAEE8FB117AD06BDD830B7586C:12\nF1B094F25BBDCB6FDBAA6CC8B43F0C44:3\n",
+    );
+    let server = Server::start(&[&idx, &ntlm]);
+
+    // Padding: 800 to 1000 lines, the real ones among them, the rest count 0, sorted.
+    let (_, _, plain) = server.get("/range/5BAA6", "");
+    let (_, _, exported) = server.get("/range/0A1B2", "");
+    for (prefix, real) in [("5BAA6", &plain), ("0A1B2", &exported)] {
+        let (status, head, body) = server.get(&format!("/range/{prefix}"), "Add-Padding: true\r\n");
+        assert_eq!(status, 200);
+        assert!(head.contains("cache-control: no-store"));
+        let text = String::from_utf8(body).unwrap();
+        let lines: Vec<&str> = text.split("\r\n").collect();
+        assert!((800..=1000).contains(&lines.len()), "{}", lines.len());
+        let mut sorted = lines.clone();
+        sorted.sort();
+        assert_eq!(sorted, lines);
+        let real_text = String::from_utf8(real.clone()).unwrap();
+        for l in real_text.split("\r\n").filter(|l| !l.is_empty()) {
+            assert!(lines.contains(&l), "{l}");
+        }
+        for l in &lines {
+            let (suffix, count) = l.split_once(':').unwrap();
+            assert_eq!(suffix.len(), 35);
+            assert!(
+                suffix
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_lowercase())
+            );
+            assert!(count == "0" || real_text.contains(l), "{l}");
+        }
+    }
+
+    // NTLM by mode; SHA-1 by default.
+    let (status, _, body) = server.get("/range/8846F?mode=ntlm", "");
+    assert_eq!(
+        (status, body.as_slice()),
+        (200, &b"7EAEE8FB117AD06BDD830B7586C:12"[..])
+    );
+    let (_, _, body) = server.get("/range/8846F", "");
+    assert_eq!(body, b"");
+
+    // /check.
+    let (status, _, body) = server.get("/check/8846F7EAEE8FB117AD06BDD830B7586C", "");
+    assert_eq!((status, body.as_slice()), (200, &b"12"[..]));
+    let pw7 = {
+        use sha1::Digest;
+        let h = sha1::Sha1::digest(b"pw7");
+        h.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    let (_, _, body) = server.get(&format!("/check/{pw7}"), "");
+    assert_eq!(body, b"8");
+    let (_, _, body) = server.get("/check/0000000000000000000000000000000000000000", "");
+    assert_eq!(body, b"0");
+
+    // Bad requests: a clear status, and the server keeps serving.
+    for (path, want) in [
+        ("/range/5BAA", 400),
+        ("/range/5BAA6G", 400),
+        ("/range/ZZZZZ", 400),
+        ("/range/5BAA6?mode=md5", 400),
+        ("/check/1234", 400),
+        ("/check/zz", 400),
+        ("/nothing", 404),
+    ] {
+        assert_eq!(server.get(path, "").0, want, "{path}");
+    }
+    assert_eq!(server.raw(b"POST /range/5BAA6 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").0, 405);
+    let huge = format!(
+        "GET /range/5BAA6 HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(64 << 10)
+    );
+    let mut s = TcpStream::connect(&server.addr).unwrap();
+    let _ = s.write_all(huge.as_bytes());
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    assert!(
+        answer.starts_with(b"HTTP/1.1 431") || answer.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&answer[..answer.len().min(80)])
+    );
+    let mut s = TcpStream::connect(&server.addr).unwrap();
+    let _ = s.write_all(b"\x00\xff garbage \r\n\r\n");
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    assert!(answer.starts_with(b"HTTP/1.1 400") || answer.is_empty());
+    let (status, _, body) = server.get("/range/8846F?mode=ntlm", "");
+    assert_eq!((status, body.len()), (200, 30));
+}
+
+#[test]
+fn the_server_stops_cleanly_on_sigterm_and_listens_on_loopback_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = built(dir.path(), "a", &password_dump(10));
+    let mut server = Server::start(&[&idx]);
+    assert!(server.addr.starts_with("127.0.0.1:"));
+    assert_eq!(server.get("/range/5BAA6", "").0, 200);
+    // SAFETY-free: kill(1) by command, as a user would.
+    let pid = server.child.id().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = server.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    // The default listen address is loopback.
+    veilkit()
+        .args(["breach", "serve", "--help"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("[default: 127.0.0.1:8000]"));
+}
+
+/// The published Python client `pyhibp` (its base URL pointed at the server) gets the
+/// answers `veilkit breach query` gives from the index, with and without padding.
+#[test]
+fn a_published_hibp_client_gets_the_index_answers() {
+    let python = std::env::var("VEILKIT_CLIENT_PYTHON").unwrap_or_else(|_| "python3".into());
+    let probe = std::process::Command::new(&python)
+        .args(["-c", "import pyhibp"])
+        .output();
+    assert!(
+        probe.as_ref().is_ok_and(|o| o.status.success()),
+        "this test needs the HIBP client library pyhibp: `pip install pyhibp`, or set \
+         VEILKIT_CLIENT_PYTHON to a Python that has it (.ci/run makes one)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let idx = built(dir.path(), "a", &password_dump(3000));
+    let server = Server::start(&[&idx]);
+    let passwords: Vec<String> = (0..3000)
+        .step_by(37)
+        .map(|i| format!("pw{i}"))
+        .chain((0..40).map(|i| format!("absent{i}")))
+        .collect();
+    let want = veilkit()
+        .args(["breach", "query", "--passwords", "-i"])
+        .arg(&idx)
+        .write_stdin(
+            passwords
+                .iter()
+                .map(|p| format!("{p}\n"))
+                .collect::<String>(),
+        )
+        .output()
+        .unwrap();
+    let want = stdout_of(&want);
+    let script = format!(
+        r#"
+import sys, pyhibp, pyhibp.pwnedpasswords as pw
+pyhibp.set_user_agent(ua="veilkit-test")
+pw.PWNED_PASSWORDS_API_BASE_URI = "http://{}/"
+for line in sys.stdin.read().splitlines():
+    plain = pw.is_password_breached(password=line)
+    padded = pw.is_password_breached(password=line, add_padding=True)
+    assert plain == padded, (line, plain, padded)
+    print(plain)
+"#,
+        server.addr
+    );
+    let mut child = std::process::Command::new(&python)
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            passwords
+                .iter()
+                .map(|p| format!("{p}\n"))
+                .collect::<String>()
+                .as_bytes(),
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(stdout_of(&out), want);
+    assert!(want.lines().filter(|l| *l != "0").count() > 80);
+}
