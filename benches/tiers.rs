@@ -245,6 +245,22 @@ fn main() {
     latency("exact behind filter (--filter)", &queries, rounds, |q| {
         paired.lookup(q).unwrap()
     });
+    // The layout's bucket size, side by side (VEILKIT_BENCH_BUCKETS=1 to run).
+    if std::env::var_os("VEILKIT_BENCH_BUCKETS").is_some() {
+        let base = compact::bucket_bits(n);
+        for b in [base.saturating_sub(3), base, base + 2, base + 3] {
+            let p = dir.join("tiers.compact-b");
+            let mut f = std::fs::File::create(&p).unwrap();
+            compact::build_with_bucket_bits(&index, b, &mut f, &NoProgress).unwrap();
+            let c = Compact::open_in_memory(&p).unwrap();
+            latency(
+                &format!("compact in memory, {b} bucket bits"),
+                &queries,
+                rounds,
+                |q| c.lookup(q).unwrap(),
+            );
+        }
+    }
     let absent_q: Vec<Wide> = absent.iter().take(n_q).copied().collect();
     latency("exact behind filter, absent only", &absent_q, rounds, |q| {
         paired.lookup(q).unwrap()

@@ -31,7 +31,7 @@ dump always gives a byte-identical index.
 
 --tier chooses how much the index keeps (docs/BREACH-FORMAT.md, \"Tiers\"):
   exact         every hash and its exact count, about 19 bytes per hash;
-  compact       truncated keys (about 66 bits at 2 billion hashes) with exact counts, 7.0 \
+  compact       truncated keys (about 65 bits at 2 billion hashes) with exact counts, 7.1 \
 bytes per hash; an absent hash is reported present with probability below 1e-10 (shown by \
 `info`);
   filter        a binary fuse filter, 2.25 bytes per hash: membership only, no counts, \
