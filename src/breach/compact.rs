@@ -65,12 +65,16 @@ pub struct Compact {
 impl Compact {
     /// Opens and maps a compact index, checking its header and its table's ends.
     pub fn open(path: &Path) -> Result<Compact, IndexError> {
-        let file = File::open(path)?;
+        Compact::open_file(&File::open(path)?)
+    }
+
+    /// As [`Compact::open`], for a file already open.
+    pub fn open_file(file: &File) -> Result<Compact, IndexError> {
         let len = file.metadata()?.len();
         if len < HEADER_SIZE as u64 {
             return Err(super::format::HeaderError::Short(len).into());
         }
-        Compact::from_bytes(Bytes::map(&file)?, len)
+        Compact::from_bytes(Bytes::map(file)?, len)
     }
 
     /// Reads a compact index into memory (huge pages where the system allows): the

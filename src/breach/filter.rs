@@ -56,12 +56,16 @@ pub struct Filter {
 impl Filter {
     /// Opens and maps a filter, checking its header and every shard's descriptor.
     pub fn open(path: &Path) -> Result<Filter, IndexError> {
-        let file = File::open(path)?;
+        Filter::open_file(&File::open(path)?)
+    }
+
+    /// As [`Filter::open`], for a file already open.
+    pub fn open_file(file: &File) -> Result<Filter, IndexError> {
         let len = file.metadata()?.len();
         if len < HEADER_SIZE as u64 {
             return Err(super::format::HeaderError::Short(len).into());
         }
-        Filter::from_bytes(Bytes::map(&file)?, len)
+        Filter::from_bytes(Bytes::map(file)?, len)
     }
 
     /// Reads a filter into memory (for `--filter`: answers never touch the disk).

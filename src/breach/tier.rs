@@ -8,6 +8,7 @@ use super::format::{HEADER_SIZE, HeaderError, MAGIC, Wide};
 use super::index::{Index, IndexError};
 use std::fs::File;
 use std::io::{self, Read};
+
 use std::path::Path;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -317,11 +318,16 @@ fn bytemuck_u64_mut(v: &mut [u64]) -> &mut [u8] {
 
 /// Which tier a file holds, from its first bytes (`None`: not a breach index).
 pub fn sniff(path: &Path) -> io::Result<Option<Tier>> {
+    sniff_file(&File::open(path)?)
+}
+
+/// As [`sniff`], for a file just opened (it reads the first 8 bytes: readers map the
+/// file, so its position does not matter).
+pub fn sniff_file(mut file: &File) -> io::Result<Option<Tier>> {
     let mut magic = [0u8; 8];
-    let mut f = File::open(path)?;
     let mut got = 0;
     while got < 8 {
-        match f.read(&mut magic[got..])? {
+        match file.read(&mut magic[got..])? {
             0 => return Ok(None),
             n => got += n,
         }
@@ -370,14 +376,16 @@ pub enum PairError {
 }
 
 impl AnyIndex {
-    /// Opens a file of any tier (mapped).
+    /// Opens a file of any tier (mapped; one open, for quick one-shot lookups).
     pub fn open(path: &Path) -> Result<AnyIndex, IndexError> {
-        let tier = sniff(path)?;
-        match tier {
-            Some(Tier::Compact) => Ok(AnyIndex::Compact(Compact::open(path)?)),
-            Some(Tier::Filter | Tier::FilterSmall) => Ok(AnyIndex::Filter(Filter::open(path)?)),
+        let file = File::open(path)?;
+        match sniff_file(&file)? {
+            Some(Tier::Compact) => Ok(AnyIndex::Compact(Compact::open_file(&file)?)),
+            Some(Tier::Filter | Tier::FilterSmall) => {
+                Ok(AnyIndex::Filter(Filter::open_file(&file)?))
+            }
             // The exact reader gives the precise error for anything else.
-            _ => Ok(AnyIndex::Exact(Index::open(path)?)),
+            _ => Ok(AnyIndex::Exact(Index::open_file(&file)?)),
         }
     }
 
