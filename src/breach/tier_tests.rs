@@ -329,3 +329,42 @@ F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
         ]
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The range server's routing: any request gets a documented status, never a panic;
+    /// valid prefixes give the range body.
+    #[test]
+    fn range_requests_never_panic(
+        method in prop_oneof![Just("GET".to_string()), Just("HEAD".to_string()), ".{0,8}"],
+        path in prop_oneof![
+            "[0-9a-fA-F]{0,7}".prop_map(|p| format!("/range/{p}")),
+            "/range/.{0,12}",
+            "[0-9a-fA-F]{30,42}".prop_map(|h| format!("/check/{h}")),
+            "/check/.{0,50}",
+            ".{0,30}",
+        ],
+        query in proptest::option::of(prop_oneof![Just("mode=ntlm".to_string()), Just("mode=SHA1".to_string()), ".{0,20}"]),
+        padding in any::<bool>(),
+        mut seed in any::<u64>(),
+    ) {
+        use super::serve::Service;
+        use std::sync::OnceLock;
+        static SERVICE: OnceLock<Service> = OnceLock::new();
+        let service = SERVICE.get_or_init(|| {
+            let index = exact(HashKind::Sha1, &random_dump(2000, 3));
+            Service::new(vec![AnyIndex::Exact(index)]).unwrap()
+        });
+        let mut random = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed
+        };
+        let reply = service.respond(&method, &path, query.as_deref(), padding, &mut random);
+        prop_assert!([200, 400, 404, 405, 501].contains(&reply.status), "{}", reply.status);
+        if reply.status == 200 && padding && path.starts_with("/range/") {
+            let lines = reply.body.split(|&b| b == b'\n').count();
+            prop_assert!((800..=1000).contains(&lines), "{lines}");
+        }
+    }
+}
