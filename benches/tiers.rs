@@ -245,6 +245,55 @@ fn main() {
     latency("exact behind filter (--filter)", &queries, rounds, |q| {
         paired.lookup(q).unwrap()
     });
+    // Batches (what `query` does): independent lookups with their memory accesses
+    // overlapped.
+    let batch = |name: &str, f: &dyn Fn(&[Wide], &mut [u64])| {
+        let mut out = vec![0u64; queries.len()];
+        let mut v = Vec::new();
+        for _ in 0..rounds {
+            let t = Instant::now();
+            f(&queries, &mut out);
+            v.push(t.elapsed().as_nanos() as f64 / queries.len() as f64);
+        }
+        black_box(&out);
+        println!(
+            "{name:<34} batch median {:>4.0} ns per hash",
+            median(&mut v)
+        );
+    };
+    batch("exact (mapped, reference)", &|q, o| {
+        index.lookup_many(q, o).unwrap()
+    });
+    batch("compact (mapped)", &|q, o| {
+        compact_map.lookup_many(q, o).unwrap()
+    });
+    batch("filter (mapped)", &|q, o| filter_map.contains_many(q, o));
+
+    // The memory floor: one dependent random read per step in a buffer the size of the
+    // compact index (heap memory, normal pages), in the same run.
+    let buf = std::fs::read(&paths[0]).unwrap();
+    let mut floor = Vec::new();
+    for _ in 0..rounds {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut k = 0usize;
+        let steps = 1_000_000;
+        let t = Instant::now();
+        for _ in 0..steps {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            k = buf[((x as usize) ^ k) % buf.len()] as usize;
+        }
+        black_box(k);
+        floor.push(t.elapsed().as_nanos() as f64 / steps as f64);
+    }
+    println!(
+        "memory floor: one dependent random read in {} MB: median {:.0} ns",
+        buf.len() >> 20,
+        median(&mut floor)
+    );
+    drop(buf);
+
     // The layout's bucket size, side by side (VEILKIT_BENCH_BUCKETS=1 to run).
     if std::env::var_os("VEILKIT_BENCH_BUCKETS").is_some() {
         let base = compact::bucket_bits(n);
