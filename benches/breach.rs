@@ -27,15 +27,8 @@ use veilkit::breach::query::{self, Input};
 use veilkit::breach::tier::AnyIndex;
 use veilkit::progress::NoProgress;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+mod common;
+use common::{Rng, median};
 
 fn dump_path(dir: &Path) -> PathBuf {
     if let Some(p) = std::env::var_os("VEILKIT_BENCH_DUMP") {
@@ -48,19 +41,8 @@ fn dump_path(dir: &Path) -> PathBuf {
     let path = dir.join(format!("random-{n}.txt"));
     if !path.exists() {
         eprintln!("generating {n} random hashes into {}", path.display());
-        let mut rng = Rng(0x1234_5678_9abc_def1);
-        let mut hashes: Vec<[u64; 3]> = (0..n)
-            .map(|_| [rng.next(), rng.next(), rng.next() & !0xffff_ffff])
-            .collect();
-        hashes.sort_unstable();
-        hashes.dedup();
         let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-        let mut hex = [0u8; 40];
-        for h in &hashes {
-            HashKind::Sha1.write_hex(&Wide(*h), &mut hex);
-            out.write_all(&hex).unwrap();
-            writeln!(out, ":{}", 1 + rng.next() % 1000).unwrap();
-        }
+        common::write_random_dump(n, &mut out);
     }
     path
 }
@@ -83,11 +65,6 @@ fn build_index(dump: &Path, out: &Path) -> f64 {
     .unwrap();
     let secs = t.elapsed().as_secs_f64();
     s.lines as f64 / secs
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn pct(v: &mut [f64], p: f64) -> f64 {

@@ -15,10 +15,8 @@
 //! `VEILKIT_BENCH_INDEX=data/hibp-100m.idx cargo bench --bench tiers`
 
 use std::hint::black_box;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use veilkit::breach::HashKind;
 use veilkit::breach::build::{self, Options, Source};
 use veilkit::breach::compact::{self, Compact};
 use veilkit::breach::filter::{self, Filter};
@@ -27,20 +25,8 @@ use veilkit::breach::index::Index;
 use veilkit::breach::tier::AnyIndex;
 use veilkit::progress::NoProgress;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+mod common;
+use common::{Rng, median};
 
 fn exact_index(dir: &Path) -> PathBuf {
     if let Some(p) = std::env::var_os("VEILKIT_BENCH_INDEX") {
@@ -56,19 +42,8 @@ fn exact_index(dir: &Path) -> PathBuf {
             "building an index of {n} random hashes into {}",
             path.display()
         );
-        let mut rng = Rng(0x1234_5678_9abc_def1);
-        let mut hashes: Vec<[u64; 3]> = (0..n)
-            .map(|_| [rng.next(), rng.next(), rng.next() & !0xffff_ffff])
-            .collect();
-        hashes.sort_unstable();
-        hashes.dedup();
-        let mut text = Vec::with_capacity(hashes.len() * 46);
-        let mut hex = [0u8; 40];
-        for h in &hashes {
-            HashKind::Sha1.write_hex(&Wide(*h), &mut hex);
-            text.extend_from_slice(&hex);
-            writeln!(text, ":{}", 1 + rng.next() % 1000).unwrap();
-        }
+        let mut text = Vec::with_capacity(n as usize * 46);
+        common::write_random_dump(n, &mut text);
         let mut f = std::fs::File::create(&path).unwrap();
         build::build(
             Source::Stream {

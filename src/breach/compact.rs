@@ -70,22 +70,15 @@ impl Compact {
 
     /// As [`Compact::open`], for a file already open.
     pub fn open_file(file: &File) -> Result<Compact, IndexError> {
-        let len = file.metadata()?.len();
-        if len < HEADER_SIZE as u64 {
-            return Err(super::format::HeaderError::Short(len).into());
-        }
-        Compact::from_bytes(Bytes::map(file)?, len)
+        let (bytes, len) = Bytes::open(file, false)?;
+        Compact::from_bytes(bytes, len)
     }
 
     /// Reads a compact index into memory (huge pages where the system allows): the
     /// fastest lookups, for long-running processes.
     pub fn open_in_memory(path: &Path) -> Result<Compact, IndexError> {
-        let file = File::open(path)?;
-        let len = file.metadata()?.len();
-        if len < HEADER_SIZE as u64 {
-            return Err(super::format::HeaderError::Short(len).into());
-        }
-        Compact::from_bytes(Bytes::read(&file, len)?, len)
+        let (bytes, len) = Bytes::open(&File::open(path)?, true)?;
+        Compact::from_bytes(bytes, len)
     }
 
     /// A compact index held in memory (tests, fuzzing).

@@ -61,21 +61,14 @@ impl Filter {
 
     /// As [`Filter::open`], for a file already open.
     pub fn open_file(file: &File) -> Result<Filter, IndexError> {
-        let len = file.metadata()?.len();
-        if len < HEADER_SIZE as u64 {
-            return Err(super::format::HeaderError::Short(len).into());
-        }
-        Filter::from_bytes(Bytes::map(file)?, len)
+        let (bytes, len) = Bytes::open(file, false)?;
+        Filter::from_bytes(bytes, len)
     }
 
     /// Reads a filter into memory (for `--filter`: answers never touch the disk).
     pub fn open_in_memory(path: &Path) -> Result<Filter, IndexError> {
-        let file = File::open(path)?;
-        let len = file.metadata()?.len();
-        if len < HEADER_SIZE as u64 {
-            return Err(super::format::HeaderError::Short(len).into());
-        }
-        Filter::from_bytes(Bytes::read(&file, len)?, len)
+        let (bytes, len) = Bytes::open(&File::open(path)?, true)?;
+        Filter::from_bytes(bytes, len)
     }
 
     /// A filter held in memory (tests, fuzzing).

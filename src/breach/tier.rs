@@ -246,8 +246,23 @@ impl Bytes {
         }
     }
 
+    /// The bytes of a tier file, mapped or (`in_memory`) read, and its length; refuses
+    /// a file shorter than a header.
+    pub(crate) fn open(file: &File, in_memory: bool) -> Result<(Bytes, u64), IndexError> {
+        let len = file.metadata()?.len();
+        if len < HEADER_SIZE as u64 {
+            return Err(HeaderError::Short(len).into());
+        }
+        let bytes = if in_memory {
+            Bytes::read(file, len)?
+        } else {
+            Bytes::map(file)?
+        };
+        Ok((bytes, len))
+    }
+
     /// Maps `file`, advised for random access.
-    pub(crate) fn map(file: &File) -> Result<Bytes, IndexError> {
+    fn map(file: &File) -> Result<Bytes, IndexError> {
         // SAFETY: as for `Index::open`: the map is read-only, veilkit never rewrites an
         // index in place, and another program changing the file while it is mapped is
         // unsupported.
@@ -259,7 +274,7 @@ impl Bytes {
     }
 
     /// Reads `file` into memory (8-byte aligned).
-    pub(crate) fn read(mut file: &File, len: u64) -> Result<Bytes, IndexError> {
+    fn read(mut file: &File, len: u64) -> Result<Bytes, IndexError> {
         let len = usize::try_from(len).map_err(|_| IndexError::Corrupt("too large".into()))?;
         let mut words = vec![0u64; len.div_ceil(8)];
         advise_huge_pages(&mut words);

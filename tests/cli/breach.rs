@@ -435,7 +435,7 @@ fn an_interrupted_build_leaves_no_file() {
     );
 }
 
-fn build_from(dir: &Path, name: &str, dump: &str) -> PathBuf {
+pub fn build_from(dir: &Path, name: &str, dump: &str) -> PathBuf {
     let d = write(dir, &format!("{name}.txt"), dump);
     let idx = dir.join(format!("{name}.idx"));
     veilkit()

@@ -1,5 +1,6 @@
 //! `veilkit breach serve` through the real binary and a real HIBP client library.
 
+use super::breach::build_from;
 use super::common::*;
 use super::tiers::password_dump;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -75,24 +76,10 @@ impl Drop for Server {
     }
 }
 
-fn built(dir: &Path, name: &str, dump: &str) -> PathBuf {
-    let d = dir.join(format!("{name}.txt"));
-    std::fs::write(&d, dump).unwrap();
-    let idx = dir.join(format!("{name}.idx"));
-    veilkit()
-        .args(["-q", "breach", "build"])
-        .arg(&d)
-        .arg("-o")
-        .arg(&idx)
-        .assert()
-        .success();
-    idx
-}
-
 #[test]
 fn ranges_are_byte_identical_to_the_exported_files() {
     let dir = tempfile::tempdir().unwrap();
-    let idx = built(dir.path(), "a", &password_dump(3000));
+    let idx = build_from(dir.path(), "a", &password_dump(3000));
     let ranges = dir.path().join("ranges");
     veilkit()
         .args(["-q", "breach", "export-ranges", "--skip-empty", "-i"])
@@ -129,8 +116,8 @@ fn ranges_are_byte_identical_to_the_exported_files() {
 #[test]
 fn padding_check_ntlm_and_bad_requests() {
     let dir = tempfile::tempdir().unwrap();
-    let idx = built(dir.path(), "a", &password_dump(3000));
-    let ntlm = built(
+    let idx = build_from(dir.path(), "a", &password_dump(3000));
+    let ntlm = build_from(
         dir.path(),
         "n",
         "8846F7EAEE8FB117AD06BDD830B7586C:12\nF1B094F25BBDCB6FDBAA6CC8B43F0C44:3\n",
@@ -226,7 +213,7 @@ fn padding_check_ntlm_and_bad_requests() {
 #[test]
 fn the_server_stops_cleanly_on_sigterm_and_listens_on_loopback_by_default() {
     let dir = tempfile::tempdir().unwrap();
-    let idx = built(dir.path(), "a", &password_dump(10));
+    let idx = build_from(dir.path(), "a", &password_dump(10));
     let mut server = Server::start(&[&idx]);
     assert!(server.addr.starts_with("127.0.0.1:"));
     assert_eq!(server.get("/range/5BAA6", "").0, 200);
@@ -263,7 +250,7 @@ fn a_published_hibp_client_gets_the_index_answers() {
          VEILKIT_CLIENT_PYTHON to a Python that has it (.ci/run makes one)"
     );
     let dir = tempfile::tempdir().unwrap();
-    let idx = built(dir.path(), "a", &password_dump(3000));
+    let idx = build_from(dir.path(), "a", &password_dump(3000));
     let server = Server::start(&[&idx]);
     let passwords: Vec<String> = (0..3000)
         .step_by(37)

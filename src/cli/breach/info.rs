@@ -42,7 +42,6 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     };
     let h = index.header();
     let p = &h.params;
-    let mut out = super::super::output::stdout_text();
     let lines = [
         ("file", args.index.display().to_string()),
         (
@@ -88,11 +87,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
             ),
         ),
     ];
-    for (k, v) in lines {
-        writeln!(out, "{k}: {v}").context("stdout")?;
-    }
-    out.flush().context("stdout")?;
-    Ok(Status::Success)
+    print_fields(&lines)
 }
 
 /// `info` of a compact index or a filter.
@@ -122,7 +117,6 @@ fn tier_info(args: &Args, any: &crate::breach::tier::AnyIndex) -> anyhow::Result
         ),
         _ => unreachable!("only compact indexes and filters"),
     };
-    let mut out = super::super::output::stdout_text();
     let format = if h.tier == Tier::Compact {
         "veilkit breach compact index"
     } else {
@@ -168,6 +162,12 @@ fn tier_info(args: &Args, any: &crate::breach::tier::AnyIndex) -> anyhow::Result
         lines.push(("total count", h.total_count.to_string()));
     }
     lines.push(("built from", format!("exact index {:016x}", h.source_id)));
+    print_fields(&lines)
+}
+
+/// Prints `key: value` lines.
+fn print_fields(lines: &[(&str, String)]) -> anyhow::Result<Status> {
+    let mut out = super::super::output::stdout_text();
     for (k, v) in lines {
         writeln!(out, "{k}: {v}").context("stdout")?;
     }

@@ -1,0 +1,42 @@
+//! Helpers shared by the breach benches (each bench includes this module).
+#![allow(dead_code)]
+
+use std::io::Write;
+use veilkit::breach::HashKind;
+use veilkit::breach::format::Wide;
+
+/// xorshift64: reproducible workloads.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next value.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// The median (sorts `v`).
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// A dump of `n` uniform random SHA-1 hashes (fewer if any repeat), sorted, with counts
+/// 1 to 1000.
+pub fn write_random_dump(n: u64, out: &mut impl Write) {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut hashes: Vec<[u64; 3]> = (0..n)
+        .map(|_| [rng.next(), rng.next(), rng.next() & !0xffff_ffff])
+        .collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    let mut hex = [0u8; 40];
+    for h in &hashes {
+        HashKind::Sha1.write_hex(&Wide(*h), &mut hex);
+        out.write_all(&hex).unwrap();
+        writeln!(out, ":{}", 1 + rng.next() % 1000).unwrap();
+    }
+}
