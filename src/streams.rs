@@ -137,7 +137,7 @@ pub enum OutputError {
     #[error("is a directory")]
     IsDirectory,
     /// An I/O error.
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] io::Error),
 }
 

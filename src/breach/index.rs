@@ -14,10 +14,10 @@ use xxhash_rust::xxh3::xxh3_64;
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
     /// Opening or mapping failed.
-    #[error("cannot read: {0}")]
+    #[error("cannot read")]
     Io(#[from] io::Error),
     /// The header is wrong.
-    #[error("{0}")]
+    #[error(transparent)]
     Header(#[from] HeaderError),
     /// A structural problem found while reading.
     #[error("corrupted index: {0}")]

@@ -56,7 +56,7 @@ pub enum QueryError {
     #[error("cannot write output")]
     Write(#[source] io::Error),
     /// The index is damaged.
-    #[error("{0}")]
+    #[error(transparent)]
     Index(#[from] IndexError),
 }
 

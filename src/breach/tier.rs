@@ -377,8 +377,8 @@ pub enum AnyIndex {
 #[derive(Debug, thiserror::Error)]
 pub enum PairError {
     /// The filter's side.
-    #[error("the filter: {0}")]
-    Filter(IndexError),
+    #[error("the filter")]
+    Filter(#[source] IndexError),
     /// Not a filter.
     #[error("the filter is a {0} index, not a filter")]
     NotFilter(&'static str),
@@ -500,7 +500,7 @@ impl AnyIndex {
 #[derive(Debug, thiserror::Error)]
 pub enum TierBuildError {
     /// Reading the exact index failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Index(#[from] IndexError),
     /// Writing failed.
     #[error("cannot write the output")]

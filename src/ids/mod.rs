@@ -126,7 +126,7 @@ pub enum SpecError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InputError {
     /// Malformed text.
-    #[error("{0}")]
+    #[error(transparent)]
     Text(#[from] text::TextError),
     /// An id or nonce with the bit that cycle walking keeps clear.
     #[error("{what} has bit {bit} set, which --clear-bit {bit} reserves")]

@@ -92,7 +92,7 @@ pub enum FieldError {
         key: u32,
     },
     /// Reading or writing failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] std::io::Error),
 }
 
