@@ -199,6 +199,11 @@ fn main() {
     latency("exact (mapped, reference)", &queries, rounds, |q| {
         index.lookup(q).unwrap()
     });
+    let exact_mem = Index::open_in_memory(&idx).unwrap();
+    latency("exact (in memory)", &queries, rounds, |q| {
+        exact_mem.lookup(q).unwrap()
+    });
+    drop(exact_mem);
     latency("compact (mapped)", &queries, rounds, |q| {
         compact_map.lookup(q).unwrap()
     });

@@ -181,6 +181,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address and port to listen on (port 0: any free port, printed on stderr)')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads [default: the number of processors]')
             [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Connections served at once')
+            [CompletionResult]::new('--in-memory', '--in-memory', [CompletionResultType]::ParameterName, 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -323,7 +323,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__serve)
-            opts="-i -q -h -V --index --listen --threads --max-connections --quiet --help --version"
+            opts="-i -q -h -V --index --listen --threads --max-connections --in-memory --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

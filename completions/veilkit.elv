@@ -166,6 +166,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --listen 'The address and port to listen on (port 0: any free port, printed on stderr)'
             cand --threads 'Worker threads [default: the number of processors]'
             cand --max-connections 'Connections served at once'
+            cand --in-memory 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
             cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
             cand -h 'Print help (see more with ''--help'')'

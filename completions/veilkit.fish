@@ -105,6 +105,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l listen -d 'The address and port to listen on (port 0: any free port, printed on stderr)' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l threads -d 'Worker threads [default: the number of processors]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l max-connections -d 'Connections served at once' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l in-memory -d 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s V -l version -d 'Print version'

@@ -187,8 +187,8 @@ impl Filter {
         }
     }
 
-    /// Checks the checksums and that every shard answers "present" for a sample of
-    /// nothing in particular: the structure was checked at open; this checks the bytes.
+    /// Checks the three section checksums (the shard structure was checked at open);
+    /// returns the number of keys.
     pub fn verify(&self) -> Result<u64, IndexError> {
         self.header.verify_sections(self.bytes.get())?;
         Ok(self.header.entries)

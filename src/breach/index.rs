@@ -27,6 +27,7 @@ pub enum IndexError {
 enum Storage {
     Map(memmap2::Mmap),
     Owned(Vec<u8>),
+    Loaded(super::tier::Bytes),
 }
 
 impl Storage {
@@ -34,6 +35,7 @@ impl Storage {
         match self {
             Storage::Map(m) => m,
             Storage::Owned(v) => v,
+            Storage::Loaded(b) => b.get(),
         }
     }
 }
@@ -91,6 +93,13 @@ impl Index {
             let _ = m;
         }
         Ok(index)
+    }
+
+    /// Reads an index into memory (huge pages where the system allows): the fastest
+    /// lookups, for long-running processes that can spare the memory.
+    pub fn open_in_memory(path: &Path) -> Result<Index, IndexError> {
+        let (bytes, len) = super::tier::Bytes::open(&File::open(path)?, true)?;
+        Index::from_storage(Storage::Loaded(bytes), len)
     }
 
     /// An index held in memory (tests, fuzzing).

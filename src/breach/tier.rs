@@ -421,12 +421,15 @@ impl AnyIndex {
         Ok(AnyIndex::Filtered { exact, filter })
     }
 
-    fn open_in_memory(path: &Path) -> Result<AnyIndex, IndexError> {
+    /// Reads a file of any tier into memory (huge pages where the system allows): the
+    /// fastest lookups, for long-running processes that can spare the memory.
+    pub fn open_in_memory(path: &Path) -> Result<AnyIndex, IndexError> {
         match sniff(path)? {
+            Some(Tier::Compact) => Ok(AnyIndex::Compact(Compact::open_in_memory(path)?)),
             Some(Tier::Filter | Tier::FilterSmall) => {
                 Ok(AnyIndex::Filter(Filter::open_in_memory(path)?))
             }
-            _ => AnyIndex::open(path),
+            _ => Ok(AnyIndex::Exact(Index::open_in_memory(path)?)),
         }
     }
 

@@ -16,6 +16,10 @@ struct Server {
 
 impl Server {
     fn start(indexes: &[&Path]) -> Server {
+        Server::start_with(indexes, &[])
+    }
+
+    fn start_with(indexes: &[&Path], extra: &[&str]) -> Server {
         let mut cmd = std_veilkit();
         cmd.args([
             "breach",
@@ -25,6 +29,7 @@ impl Server {
             "--threads",
             "2",
         ]);
+        cmd.args(extra);
         for i in indexes {
             cmd.arg("-i").arg(i);
         }
@@ -111,6 +116,13 @@ fn ranges_are_byte_identical_to_the_exported_files() {
     // A prefix without hashes: an empty body.
     let (status, _, body) = server.get("/range/00000", "");
     assert_eq!((status, body.len()), (200, 0));
+    // The same from indexes read into memory.
+    let loaded = Server::start_with(&[&idx], &["--in-memory"]);
+    for f in files.iter().step_by(50) {
+        let prefix = f.file_stem().unwrap().to_str().unwrap();
+        let (_, _, body) = loaded.get(&format!("/range/{prefix}"), "");
+        assert_eq!(body, std::fs::read(f).unwrap(), "{prefix}");
+    }
 }
 
 #[test]

@@ -96,7 +96,8 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     }
 }
 
-const OPEN_HINT: &str = "build an index with `veilkit breach build DUMP -o INDEX`; `veilkit breach verify INDEX` checks one";
+/// The hint under an index that cannot be opened.
+pub const OPEN_HINT: &str = "build an index with `veilkit breach build DUMP -o INDEX`; `veilkit breach verify INDEX` checks one";
 
 /// Opens an exact index with its path as the error's context (commands that need every
 /// hash: export, merge, diff, serving ranges).

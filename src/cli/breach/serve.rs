@@ -78,6 +78,12 @@ pub struct Args {
     /// Connections served at once.
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub max_connections: usize,
+
+    /// Read the indexes into memory (huge pages where the system allows) instead of
+    /// mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the
+    /// memory of the files; ranges are bound by formatting and HTTP, not memory.
+    #[arg(long)]
+    pub in_memory: bool,
 }
 
 /// Runs `veilkit breach serve`.
@@ -85,7 +91,14 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let mut indexes = Vec::new();
     let mut described = Vec::new();
     for p in &args.indexes {
-        let index = super::open_any(p, None)?;
+        let index = if args.in_memory {
+            use super::super::report::HintExt;
+            crate::breach::tier::AnyIndex::open_in_memory(p)
+                .with_context(|| p.display().to_string())
+                .hint(super::OPEN_HINT)?
+        } else {
+            super::open_any(p, None)?
+        };
         described.push(format!(
             "{} {} index {}",
             index.kind().name(),
