@@ -195,11 +195,16 @@ impl TierHeader {
             table_sum: get(b, 128),
             file_len: get(b, 136),
         };
-        if h.file_len != file_len {
+        if h.file_len > file_len {
             return Err(HeaderError::Truncated {
                 expected: h.file_len,
                 actual: file_len,
             });
+        }
+        if h.file_len != file_len {
+            return Err(HeaderError::Inconsistent(
+                "file length (bytes after the end)",
+            ));
         }
         for (off, len) in [h.body_at, h.overflow_at, h.table_at] {
             match off.checked_add(len) {
