@@ -177,6 +177,11 @@ proptest! {
         let cut_at = cut.index(good.len());
         prop_assert!(Compact::from_slice(&good[..cut_at]).is_err());
         prop_assert!(Filter::from_slice(&good[..cut_at]).is_err());
+        // Bytes after the end are refused as well.
+        let mut longer = good.clone();
+        longer.push(0);
+        prop_assert!(Compact::from_slice(&longer).is_err());
+        prop_assert!(Filter::from_slice(&longer).is_err());
     }
 }
 
