@@ -197,7 +197,8 @@ impl Service {
 }
 
 /// The body with count-0 lines of random suffixes added, so that it has at least a
-/// random number of lines between [`PAD_MIN`] and [`PAD_MAX`], all in suffix order.
+/// random number of lines between [`PAD_MIN`] and [`PAD_MAX`], all in suffix order. A
+/// random suffix equal to one already there (practically never) is drawn again.
 fn pad(kind: HashKind, body: &[u8], n: usize, random: &mut dyn FnMut() -> u64) -> Vec<u8> {
     let target = PAD_MIN + (random() % (PAD_MAX - PAD_MIN + 1) as u64) as usize;
     let suffix_len = kind.hex_len() - 5;
@@ -209,16 +210,20 @@ fn pad(kind: HashKind, body: &[u8], n: usize, random: &mut dyn FnMut() -> u64) -
             .collect()
     };
     debug_assert_eq!(lines.len(), n);
+    let mut taken: std::collections::HashSet<Vec<u8>> =
+        lines.iter().map(|l| l[..suffix_len].to_vec()).collect();
     while lines.len() < target {
         let words = [random(), random(), random()];
         let mut hex = [0u8; 48];
         crate::hex::encode_upper(&Wide(words).to_be_bytes(), &mut hex);
-        let mut line = hex[..suffix_len].to_vec();
-        line.extend_from_slice(b":0");
-        lines.push(line);
+        let suffix = hex[..suffix_len].to_vec();
+        if taken.insert(suffix.clone()) {
+            let mut line = suffix;
+            line.extend_from_slice(b":0");
+            lines.push(line);
+        }
     }
     lines.sort_unstable();
-    lines.dedup_by(|a, b| a[..suffix_len] == b[..suffix_len]);
     lines.join(&b"\r\n"[..])
 }
 
@@ -345,4 +350,39 @@ fn rand_seed() -> u64 {
     let mut b = [0u8; 8];
     let _ = getrandom::fill(&mut b);
     u64::from_le_bytes(b) | 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A random suffix equal to a real one is drawn again: the real line stays, the
+    /// padding still reaches its length.
+    #[test]
+    fn padding_never_replaces_a_real_line() {
+        let words = [
+            0x0123_4567_89ab_cdefu64,
+            0xfedc_ba98_7654_3210,
+            0x1111_2222_3333_4444,
+        ];
+        let mut hex = [0u8; 48];
+        crate::hex::encode_upper(&Wide(words).to_be_bytes(), &mut hex);
+        let real = [&hex[..35], &b":5"[..]].concat();
+        // First the target (800 lines), then the real suffix twice, then distinct ones.
+        let mut calls = 0u64;
+        let mut random = move || {
+            calls += 1;
+            match calls {
+                1 => 0,
+                2..=7 => words[((calls - 2) % 3) as usize],
+                c => c.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            }
+        };
+        let out = pad(HashKind::Sha1, &real, 1, &mut random);
+        let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
+        assert_eq!(lines.len(), 800);
+        assert!(out.windows(real.len()).any(|w| w == &real[..]));
+        let zero = [&hex[..35], &b":0"[..]].concat();
+        assert!(!out.windows(zero.len()).any(|w| w == &zero[..]));
+    }
 }
