@@ -34,10 +34,7 @@ fn dump_path(dir: &Path) -> PathBuf {
     if let Some(p) = std::env::var_os("VEILKIT_BENCH_DUMP") {
         return PathBuf::from(p);
     }
-    let n: u64 = std::env::var("VEILKIT_BENCH_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000_000);
+    let n = common::random_hashes_wanted();
     let path = dir.join(format!("random-{n}.txt"));
     if !path.exists() {
         eprintln!("generating {n} random hashes into {}", path.display());

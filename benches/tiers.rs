@@ -32,10 +32,7 @@ fn exact_index(dir: &Path) -> PathBuf {
     if let Some(p) = std::env::var_os("VEILKIT_BENCH_INDEX") {
         return PathBuf::from(p);
     }
-    let n: u64 = std::env::var("VEILKIT_BENCH_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000_000);
+    let n = common::random_hashes_wanted();
     let path = dir.join(format!("tiers-random-{n}.idx"));
     if !path.exists() {
         eprintln!(

@@ -24,6 +24,15 @@ pub fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
+/// How many random hashes a bench generates when given no data: `VEILKIT_BENCH_N`,
+/// default 10,000,000.
+pub fn random_hashes_wanted() -> u64 {
+    std::env::var("VEILKIT_BENCH_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000_000)
+}
+
 /// A dump of `n` uniform random SHA-1 hashes (fewer if any repeat), sorted, with counts
 /// 1 to 1000.
 pub fn write_random_dump(n: u64, out: &mut impl Write) {
