@@ -207,6 +207,12 @@ fn main() {
     latency("compact (in memory)", &queries, rounds, |q| {
         compact_mem.lookup(q).unwrap()
     });
+    latency("compact (in memory, scan)", &queries, rounds, |q| {
+        compact_mem.lookup_scan(q).unwrap()
+    });
+    latency("compact (mapped, scan)", &queries, rounds, |q| {
+        compact_map.lookup_scan(q).unwrap()
+    });
     latency("filter (mapped)", &queries, rounds, |q| {
         u64::from(filter_map.contains(q))
     });

@@ -28,6 +28,10 @@ pub const COUNT_IN_OVERFLOW: u64 = (1 << COUNT_BITS) - 1;
 pub const ENTRY: usize = 7;
 /// Bytes of an overflow entry: bucket, suffix, count (u64 LE each).
 pub const OVERFLOW_ENTRY: usize = 24;
+/// Entries searched without branches around the interpolated position.
+const WINDOW: usize = 32;
+/// Bytes read for a window: the last entry is read as 8 bytes.
+const WINDOW_BYTES: usize = (WINDOW - 1) * ENTRY + 8;
 /// The most bucket bits.
 pub const MAX_BUCKET_BITS: u32 = 40;
 
@@ -50,6 +54,11 @@ fn split(hash: &Wide, b: u32) -> (u64, u64) {
     let bucket = if b == 0 { 0 } else { (key >> (128 - b)) as u64 };
     let suffix = (key >> (128 - b - SUFFIX_BITS)) as u64 & SUFFIX_MASK;
     (bucket, suffix)
+}
+
+#[cold]
+fn bad_bounds(bucket: u64) -> IndexError {
+    IndexError::Corrupt(format!("bucket {bucket} has bad bounds"))
 }
 
 /// An open compact index.
@@ -154,11 +163,13 @@ impl Compact {
     #[inline]
     fn bounds(&self, bucket: u64) -> Result<(u64, u64), IndexError> {
         let at = self.table_off + bucket as usize * 8;
-        let (lo, hi) = (self.u64_at(at), self.u64_at(at + 8));
+        let pair: &[u8; 16] = self.bytes.get()[at..at + 16]
+            .try_into()
+            .expect("16 bytes");
+        let lo = u64::from_le_bytes(pair[..8].try_into().expect("8 bytes"));
+        let hi = u64::from_le_bytes(pair[8..].try_into().expect("8 bytes"));
         if lo > hi || hi > self.header.entries {
-            return Err(IndexError::Corrupt(format!(
-                "bucket {bucket} has bad bounds"
-            )));
+            return Err(bad_bounds(bucket));
         }
         Ok((lo, hi))
     }
@@ -172,6 +183,75 @@ impl Compact {
     /// [`Compact::false_positive_rate`]).
     #[inline]
     pub fn lookup(&self, hash: &Wide) -> Result<u64, IndexError> {
+        let (bucket, suffix) = split(hash, self.header.bits);
+        let (lo, hi) = self.bounds(bucket)?;
+        let field = match self.window_search(suffix, lo, hi) {
+            Ok(field) => field,
+            Err(()) => match self.search(suffix, lo, hi, Compact::guess(lo, hi, suffix)) {
+                Some(field) => field,
+                None => 0,
+            },
+        };
+        self.count(bucket, suffix, field)
+    }
+
+    /// Branch-light search of the [`WINDOW`] entries around the interpolated position:
+    /// a fixed-length binary search with conditional moves over one bounds-checked
+    /// slice finds the first entry not below `suffix`, and the answer is selected, not
+    /// branched to. Nothing in the common path branches on the loaded entries, so the
+    /// processor can start the next lookup's memory accesses while this one's are in
+    /// flight (a scan branching on each entry measured 1.5x slower). `Ok(field)` (0 when
+    /// absent) when the answer is inside the window; `Err(())` when it may lie beyond
+    /// (the interpolation missed by more than half a window: about 1% of lookups at 128
+    /// to 256 entries a bucket) or the window would pass the end of the file.
+    #[inline]
+    fn window_search(&self, suffix: u64, lo: u64, hi: u64) -> Result<u64, ()> {
+        const W: u64 = WINDOW as u64;
+        if lo == hi {
+            return Ok(0);
+        }
+        let len = (hi - lo).min(W);
+        let g = Compact::guess(lo, hi, suffix);
+        let w_lo = g.saturating_sub(W / 2).max(lo).min(hi - len);
+        let start = self.body_off + w_lo as usize * ENTRY;
+        let Some(win) = self.bytes.get().get(start..start + WINDOW_BYTES) else {
+            return Err(());
+        };
+        let win: &[u8; WINDOW_BYTES] = win.try_into().expect("window length");
+        // The search's first probe is the middle entry; its second is a quarter of the
+        // window to either side, often another cache line: fetch both lines now.
+        super::index::prefetch(&win[WINDOW / 4 * ENTRY]);
+        super::index::prefetch(&win[WINDOW * 3 / 4 * ENTRY]);
+        // Entry `k` of the window (k < WINDOW), as (suffix, count field).
+        let entry = |k: u64| {
+            let at = (k as usize % WINDOW) * ENTRY;
+            let e = u64::from_le_bytes(win[at..at + 8].try_into().expect("8 bytes")) & ENTRY_MASK;
+            (e >> COUNT_BITS, e & COUNT_IN_OVERFLOW)
+        };
+        let mut base = 0;
+        let mut n = len;
+        while n > 1 {
+            let half = n / 2;
+            base = std::hint::select_unpredictable(entry(base + half).0 < suffix, base + half, base);
+            n -= half;
+        }
+        let first = base + u64::from(entry(base).0 < suffix);
+        if (first == 0 && w_lo > lo) || (first == len && w_lo + len < hi) {
+            return Err(());
+        }
+        let (s, field) = entry(first);
+        Ok(std::hint::select_unpredictable(
+            first < len && s == suffix,
+            field,
+            0,
+        ))
+    }
+
+    /// The count of `hash` by the scan from the interpolated guess (the previous
+    /// search, kept for the side-by-side benchmark).
+    #[doc(hidden)]
+    #[inline]
+    pub fn lookup_scan(&self, hash: &Wide) -> Result<u64, IndexError> {
         let (bucket, suffix) = split(hash, self.header.bits);
         let (lo, hi) = self.bounds(bucket)?;
         if lo == hi {

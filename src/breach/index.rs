@@ -558,28 +558,28 @@ impl Index {
 /// read, and nothing happens on targets without a prefetch instruction).
 #[inline(always)]
 pub(crate) fn prefetch_range(bytes: &[u8]) {
+    for line in bytes.chunks(64) {
+        prefetch(&line[0]);
+    }
+    // The last byte's line, when the range does not start on a line boundary.
+    if let Some(last) = bytes.last() {
+        prefetch(last);
+    }
+}
+
+/// Starts fetching the cache line holding `byte` (a hint: nothing waits for it).
+#[inline]
+pub(crate) fn prefetch(byte: &u8) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let mut at = 0;
-        while at < bytes.len() {
-            // SAFETY: prefetching is a hint that never faults; the address is inside
-            // `bytes` anyway.
-            #[allow(unsafe_code)]
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(bytes.as_ptr().add(at).cast());
-            }
-            at += 64;
-        }
-        // The last byte's line, when the range does not start on a line boundary.
-        if let Some(last) = bytes.len().checked_sub(1) {
-            #[allow(unsafe_code)]
-            // SAFETY: as above.
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(bytes.as_ptr().add(last).cast());
-            }
+        // SAFETY: prefetching is a hint that never faults, and the address is that of
+        // a live byte.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(byte).cast());
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = bytes;
+    let _ = byte;
 }

@@ -113,6 +113,11 @@ fn hash_strategy(len: usize) -> impl Strategy<Value = Vec<u8>> {
             v[..3].copy_from_slice(&[0xab, 0xcd, 0xef]);
             v
         }),
+        // Long shared prefixes: records that differ only past byte 11.
+        proptest::collection::vec(any::<u8>(), len).prop_map(|mut v| {
+            v[..11].copy_from_slice(&[0x3c; 11]);
+            v
+        }),
     ]
 }
 

@@ -75,6 +75,7 @@ fn check_compact(kind: HashKind, records: &BTreeMap<Vec<u8>, u64>) {
     for ((p, h), got) in ps.iter().zip(&hashes).zip(&counts) {
         let want = by_key.get(&truncated(p, bits)).copied().unwrap_or(0);
         assert_eq!(c.lookup(h).unwrap(), want);
+        assert_eq!(c.lookup_scan(h).unwrap(), want);
         assert_eq!(*got, want);
         if let Some(exact) = records.get(p) {
             // Present hashes: their exact count unless another shares the key.
