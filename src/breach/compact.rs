@@ -163,9 +163,7 @@ impl Compact {
     #[inline]
     fn bounds(&self, bucket: u64) -> Result<(u64, u64), IndexError> {
         let at = self.table_off + bucket as usize * 8;
-        let pair: &[u8; 16] = self.bytes.get()[at..at + 16]
-            .try_into()
-            .expect("16 bytes");
+        let pair: &[u8; 16] = self.bytes.get()[at..at + 16].try_into().expect("16 bytes");
         let lo = u64::from_le_bytes(pair[..8].try_into().expect("8 bytes"));
         let hi = u64::from_le_bytes(pair[8..].try_into().expect("8 bytes"));
         if lo > hi || hi > self.header.entries {
@@ -232,7 +230,8 @@ impl Compact {
         let mut n = len;
         while n > 1 {
             let half = n / 2;
-            base = std::hint::select_unpredictable(entry(base + half).0 < suffix, base + half, base);
+            base =
+                std::hint::select_unpredictable(entry(base + half).0 < suffix, base + half, base);
             n -= half;
         }
         let first = base + u64::from(entry(base).0 < suffix);
