@@ -185,10 +185,9 @@ impl Compact {
         let (lo, hi) = self.bounds(bucket)?;
         let field = match self.window_search(suffix, lo, hi) {
             Ok(field) => field,
-            Err(()) => match self.search(suffix, lo, hi, Compact::guess(lo, hi, suffix)) {
-                Some(field) => field,
-                None => 0,
-            },
+            Err(()) => self
+                .search(suffix, lo, hi, Compact::guess(lo, hi, suffix))
+                .unwrap_or_default(),
         };
         self.count(bucket, suffix, field)
     }
