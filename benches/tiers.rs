@@ -13,6 +13,7 @@
 //! (default 10,000,000) uniform random hashes generated here.
 //!
 //! `VEILKIT_BENCH_INDEX=data/hibp-100m.idx cargo bench --bench tiers`
+//! (`VEILKIT_BENCH_REUSE=1`: lookups only, with the tiers the last run built).
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -102,8 +103,14 @@ fn main() {
     // Build each tier (median of 3 builds).
     let runs = if quick { 1 } else { 3 };
     let mut paths = Vec::new();
+    let reuse = std::env::var_os("VEILKIT_BENCH_REUSE").is_some();
     for (name, tier) in [("compact", 0), ("filter", 1), ("filter-small", 2)] {
         let path = dir.join(format!("tiers.{name}"));
+        if reuse && AnyIndex::open(&path).is_ok() {
+            println!("{name}: reusing {} (VEILKIT_BENCH_REUSE)", path.display());
+            paths.push(path);
+            continue;
+        }
         let mut rates = Vec::new();
         let mut size = 0;
         for _ in 0..runs {
