@@ -197,7 +197,7 @@ impl Compact {
     /// slice finds the first entry not below `suffix`, and the answer is selected, not
     /// branched to. Nothing in the common path branches on the loaded entries, so the
     /// processor can start the next lookup's memory accesses while this one's are in
-    /// flight (a scan branching on each entry measured 1.5x slower). `Ok(field)` (0 when
+    /// flight (a scan branching on each entry measured 1.5 to 2 times slower). `Ok(field)` (0 when
     /// absent) when the answer is inside the window; `Err(())` when it may lie beyond
     /// (the interpolation missed by more than half a window: about 1% of lookups at 128
     /// to 256 entries a bucket) or the window would pass the end of the file.

@@ -211,6 +211,31 @@ fn compact_counts_past_the_entry_field_and_colliding_keys() {
     assert!(fp > 1e-11 && fp < 1e-10, "{fp}");
 }
 
+/// Skewed buckets, where the interpolated guess misses by far more than the window
+/// search's half window: every key is still found, from the window's either side, and
+/// absent neighbours are still absent.
+#[test]
+fn compact_lookups_where_the_guess_misses_the_window() {
+    let mut records = random_dump(4096, 11);
+    // 300 hashes packed at the bottom of one bucket's range (top 5 bits of 4,697 hashes:
+    // 32 buckets) and one at its top, and 300 at the top of another's: their guesses
+    // land a whole window or more from them, on both sides.
+    for i in 0..300u16 {
+        let mut low = vec![0x40u8, 0, 0, 0];
+        low.extend_from_slice(&i.to_be_bytes());
+        low.resize(20, 0x11);
+        records.insert(low, u64::from(i) + 1);
+        let mut high = vec![0x87u8, 0xff, 0xff, 0xfe];
+        high.extend_from_slice(&i.to_be_bytes());
+        high.resize(20, 0x22);
+        records.insert(high, 7);
+    }
+    let mut top = vec![0x47u8, 0xff, 0xff, 0xff];
+    top.resize(20, 0x33);
+    records.insert(top, 9);
+    check_compact(HashKind::Sha1, &records);
+}
+
 #[test]
 fn filter_sizes_and_false_positive_rates() {
     // 2^20 + 1 keys: two shards, the second nearly empty.
