@@ -153,26 +153,14 @@ fn main() {
 
     // One random byte of the records per step, dependent: the memory latency floor of
     // any lookup into this map, measured in the same run.
-    let bytes = index.bytes();
     let (rec_off, rec_len) = (h.records_at.0 as usize, h.records_at.1 as usize);
-    let mut samples = Vec::new();
-    for _ in 0..if quick { 3 } else { 11 } {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut k = 0usize;
-        let steps = 1_000_000;
-        let t = Instant::now();
-        for _ in 0..steps {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            k = bytes[rec_off + ((x as usize) ^ k) % rec_len] as usize;
-        }
-        black_box(k);
-        samples.push(t.elapsed().as_nanos() as f64 / steps as f64);
-    }
+    let floor = common::memory_floor_ns(
+        &index.bytes()[rec_off..rec_off + rec_len],
+        if quick { 3 } else { 11 },
+    );
     println!(
         "memory floor: one dependent random read of the mapped records: median {:.0} ns",
-        median(&mut samples)
+        floor
     );
 
     // Hot throughput, independent lookups in batches.

@@ -262,25 +262,11 @@ fn main() {
     // The memory floor: one dependent random read per step in a buffer the size of the
     // compact index (heap memory, normal pages), in the same run.
     let buf = std::fs::read(&paths[0]).unwrap();
-    let mut floor = Vec::new();
-    for _ in 0..rounds {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut k = 0usize;
-        let steps = 1_000_000;
-        let t = Instant::now();
-        for _ in 0..steps {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            k = buf[((x as usize) ^ k) % buf.len()] as usize;
-        }
-        black_box(k);
-        floor.push(t.elapsed().as_nanos() as f64 / steps as f64);
-    }
+    let floor = common::memory_floor_ns(&buf, rounds);
     println!(
         "memory floor: one dependent random read in {} MB: median {:.0} ns",
         buf.len() >> 20,
-        median(&mut floor)
+        floor
     );
     drop(buf);
 

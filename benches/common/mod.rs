@@ -1,7 +1,9 @@
 //! Helpers shared by the breach benches (each bench includes this module).
 #![allow(dead_code)]
 
+use std::hint::black_box;
 use std::io::Write;
+use std::time::Instant;
 use veilkit::breach::HashKind;
 use veilkit::breach::format::Wide;
 
@@ -48,4 +50,26 @@ pub fn write_random_dump(n: u64, out: &mut impl Write) {
         out.write_all(&hex).unwrap();
         writeln!(out, ":{}", 1 + rng.next() % 1000).unwrap();
     }
+}
+
+/// The memory floor of a lookup into `bytes`: one dependent read of a random byte per
+/// step (the next address depends on the byte read), median ns per step over `rounds`
+/// rounds of a million steps.
+pub fn memory_floor_ns(bytes: &[u8], rounds: usize) -> f64 {
+    let mut samples = Vec::new();
+    for _ in 0..rounds {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut k = 0usize;
+        let steps = 1_000_000;
+        let t = Instant::now();
+        for _ in 0..steps {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            k = bytes[((x as usize) ^ k) % bytes.len()] as usize;
+        }
+        black_box(k);
+        samples.push(t.elapsed().as_nanos() as f64 / steps as f64);
+    }
+    median(&mut samples)
 }
