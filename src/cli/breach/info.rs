@@ -54,14 +54,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         ("kind", p.kind.name().to_string()),
         ("tier", super::describe_tier(&any)),
         ("hashes", h.records.to_string()),
-        (
-            "size",
-            format!(
-                "{} bytes ({:.2} bytes per hash)",
-                h.file_len,
-                h.file_len as f64 / h.records.max(1) as f64
-            ),
-        ),
+        ("size", size_line(h.file_len, h.records)),
         (
             "records",
             format!(
@@ -143,14 +136,7 @@ fn tier_info(args: &Args, any: &crate::breach::tier::AnyIndex) -> anyhow::Result
             },
         ),
         ("hashes", h.hashes.to_string()),
-        (
-            "size",
-            format!(
-                "{} bytes ({:.2} bytes per hash)",
-                h.file_len,
-                h.file_len as f64 / h.hashes.max(1) as f64
-            ),
-        ),
+        ("size", size_line(h.file_len, h.hashes)),
         ("layout", layout),
         (
             "shared keys",
@@ -173,4 +159,12 @@ fn print_fields(lines: &[(&str, String)]) -> anyhow::Result<Status> {
     }
     out.flush().context("stdout")?;
     Ok(Status::Success)
+}
+
+/// The `size` line: bytes, and bytes per hash.
+fn size_line(file_len: u64, hashes: u64) -> String {
+    format!(
+        "{file_len} bytes ({:.2} bytes per hash)",
+        file_len as f64 / hashes.max(1) as f64
+    )
 }
