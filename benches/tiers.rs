@@ -14,6 +14,11 @@
 //!
 //! `VEILKIT_BENCH_INDEX=data/hibp-100m.idx cargo bench --bench tiers`
 //! (`VEILKIT_BENCH_REUSE=1`: lookups only, with the tiers the last run built).
+//!
+//! `VEILKIT_BENCH_QUERIES_OUT=FILE` also writes the query set (2,000,000 hashes, half
+//! present, in the order they are looked up) as raw big-endian hashes, 20 or 16 bytes
+//! each, so that another tool's lookups can be timed on exactly the same queries (the
+//! closing note of the breach issue compares the Go peer this way).
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -150,6 +155,16 @@ fn main() {
     for i in (1..queries.len()).rev() {
         let j = (rng.next() % (i as u64 + 1)) as usize;
         queries.swap(i, j);
+    }
+
+    if let Some(out) = std::env::var_os("VEILKIT_BENCH_QUERIES_OUT") {
+        let width = index.kind().len();
+        let bytes: Vec<u8> = queries
+            .iter()
+            .flat_map(|q| q.to_be_bytes().into_iter().take(width))
+            .collect();
+        std::fs::write(&out, bytes).unwrap();
+        println!("queries written to {}", PathBuf::from(out).display());
     }
 
     let compact_map = Compact::open(&paths[0]).unwrap();

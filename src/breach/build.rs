@@ -6,6 +6,7 @@ use super::format::{
     align,
 };
 use crate::progress::Progress;
+use crate::streams::ChunkWriter;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -315,7 +316,9 @@ fn read_inputs(
     Ok(())
 }
 
-/// Checksums and writes record buffers, starting writeback every 64 MiB.
+/// Checksums and writes record buffers in 2 MiB-aligned pieces (so that the built index
+/// sits in the page cache in huge folios: see [`ChunkWriter`]), starting writeback
+/// every 64 MiB.
 fn sink_records(
     out: &mut File,
     rx: mpsc::Receiver<(Vec<u8>, usize)>,
@@ -326,6 +329,7 @@ fn sink_records(
     let mut sums = Vec::new();
     let mut written = HEADER_SIZE as u64;
     let mut started = 0u64;
+    let mut chunks = ChunkWriter::new(&mut *out, written);
     for (buf, len) in rx.iter() {
         let mut data = &buf[..len];
         while !data.is_empty() {
@@ -339,14 +343,17 @@ fn sink_records(
             }
             data = &data[take..];
         }
-        out.write_all(&buf[..len])?;
+        chunks.write_all(&buf[..len])?;
         written += len as u64;
         if written - started >= WRITEBACK_STEP {
-            start_writeback(out, started, written - started);
-            started = written;
+            // What has reached the file: the writer may still hold up to 2 MiB.
+            let end = chunks.written();
+            start_writeback(chunks.get_ref(), started, end - started);
+            started = end;
         }
         let _ = free.send(buf);
     }
+    chunks.flush()?;
     if fill > 0 {
         sums.push(block.digest());
     }
@@ -787,9 +794,9 @@ impl Writer {
         self.pass_buckets(p.buckets())?;
         // The sentinel bucket 2^b starts the last group when b >= 16.
         debug_assert_eq!(self.bases.len() as u64, p.groups());
-        let mut out = BufWriter::with_capacity(1 << 20, &mut *file);
         let records_at = (HEADER_SIZE as u64, self.records * p.record_size as u64);
         let mut at = records_at.0 + records_at.1;
+        let mut out = ChunkWriter::new(&mut *file, at);
 
         // Overflow: copy the spool.
         let overflow_off = align(at);

@@ -11,6 +11,7 @@ use super::format::{HEADER_SIZE, Wide, align};
 use super::index::{Index, IndexError};
 use super::tier::{Bytes, Tier, TierBuildError, TierHeader, pad_to};
 use crate::progress::Progress;
+use crate::streams::ChunkWriter;
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -377,7 +378,8 @@ fn write_shards(
     small: bool,
 ) -> Result<Written, TierBuildError> {
     let w = TierBuildError::Write;
-    let mut file = BufWriter::with_capacity(1 << 20, out);
+    // 2 MiB-aligned writes: the built file stays in the page cache in huge folios.
+    let mut file = ChunkWriter::new(out, 0);
     file.write_all(&[0u8; HEADER_SIZE]).map_err(w)?;
     let mut at = HEADER_SIZE as u64;
     let mut sum = Xxh3::new();

@@ -154,8 +154,7 @@ impl Index {
 
     #[inline]
     fn u64_at(&self, at: usize) -> u64 {
-        let b = self.storage.bytes();
-        u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+        le_u64(self.storage.bytes(), at)
     }
 
     /// The first record of bucket `k` (0 ≤ k ≤ 2^b).
@@ -184,27 +183,19 @@ impl Index {
         prefetch_range(&self.storage.bytes()[at..at + 8]);
     }
 
-    /// The range of records that may hold `hash`.
+    /// The range of records that may hold `hash`: two group bases (the same one unless
+    /// the bucket is the last of its group) and two adjacent offsets, combined without
+    /// a branch on the loaded values; one rarely taken branch rejects a damaged table.
     #[inline]
-    fn bucket_range(&self, hash: &Wide) -> Result<(u64, u64), IndexError> {
+    fn bucket_range(&self, b: &[u8], hash: &Wide) -> Result<(u64, u64), IndexError> {
         let k = self.params.bucket(hash);
-        let (lo, hi) = if !(k + 1).is_multiple_of(1 << GROUP_BITS) {
-            // Both offsets are relative to the same group base: one base, one 8-byte read.
-            let base = self.u64_at(self.table_off + (k >> GROUP_BITS) as usize * 8);
-            let at = self.offsets_off + k as usize * 4;
-            let pair = self.u64_at(at);
-            let (a, b) = (pair & 0xffff_ffff, pair >> 32);
-            (
-                base.checked_add(a)
-                    .ok_or_else(|| IndexError::Corrupt("bucket table overflows".into()))?,
-                base.checked_add(b)
-                    .ok_or_else(|| IndexError::Corrupt("bucket table overflows".into()))?,
-            )
-        } else {
-            (self.start(k)?, self.start(k + 1)?)
-        };
-        if lo > hi || hi > self.header.records {
-            return Err(IndexError::Corrupt(format!("bucket {k} has bad bounds")));
+        let base_lo = le_u64(b, self.table_off + (k >> GROUP_BITS) as usize * 8);
+        let base_hi = le_u64(b, self.table_off + ((k + 1) >> GROUP_BITS) as usize * 8);
+        let pair = le_u64(b, self.offsets_off + k as usize * 4);
+        let (lo, o1) = base_lo.overflowing_add(pair & 0xffff_ffff);
+        let (hi, o2) = base_hi.overflowing_add(pair >> 32);
+        if o1 | o2 | (lo > hi) | (hi > self.header.records) {
+            return Err(bad_bounds(k));
         }
         Ok((lo, hi))
     }
@@ -212,15 +203,17 @@ impl Index {
     /// The count of `hash`, 0 when absent.
     #[inline]
     pub fn lookup(&self, hash: &Wide) -> Result<u64, IndexError> {
-        let (lo, hi) = self.bucket_range(hash)?;
+        // The bytes once: every access below slices them directly.
+        let b = self.storage.bytes();
+        let (lo, hi) = self.bucket_range(b, hash)?;
         if lo == hi {
             return Ok(0);
         }
         let p = &self.params;
         let key = hash.shl(p.table_bits).and(&self.key_mask);
         let guess = lo + (((hi - lo) * p.fraction(hash)) >> 32);
-        match self.search(&key, lo, hi, guess) {
-            Some(i) => self.count_of(i),
+        match self.search(b, &key, lo, hi, guess) {
+            Some(i) => self.count_of(b, i),
             None => Ok(0),
         }
     }
@@ -241,13 +234,14 @@ impl Index {
     pub fn lookup_many(&self, hashes: &[Wide], counts: &mut [u64]) -> Result<(), IndexError> {
         const GROUP: usize = 16;
         assert_eq!(hashes.len(), counts.len());
+        let b = self.storage.bytes();
         for (hs, cs) in hashes.chunks(GROUP).zip(counts.chunks_mut(GROUP)) {
             let mut ranges = [(0u64, 0u64); GROUP];
             for h in hs {
                 self.prefetch_table(h);
             }
             for (r, h) in ranges.iter_mut().zip(hs) {
-                *r = self.bucket_range(h)?;
+                *r = self.bucket_range(b, h)?;
             }
             // Start fetching each hash's records before searching any of them.
             for (r, h) in ranges.iter().zip(hs) {
@@ -262,8 +256,8 @@ impl Index {
                 } else {
                     let key = h.shl(self.params.table_bits).and(&self.key_mask);
                     let g = r.0 + (((r.1 - r.0) * self.params.fraction(h)) >> 32);
-                    match self.search(&key, r.0, r.1, g) {
-                        Some(i) => self.count_of(i)?,
+                    match self.search(b, &key, r.0, r.1, g) {
+                        Some(i) => self.count_of(b, i)?,
                         None => 0,
                     }
                 };
@@ -274,23 +268,23 @@ impl Index {
 
     /// The 24 bytes from record `i`'s start as words (the record and what follows).
     #[inline(always)]
-    fn window(&self, i: u64) -> Wide {
+    fn window(&self, b: &[u8], i: u64) -> Wide {
         let at = self.records_off + i as usize * self.params.record_size;
-        let b = &self.storage.bytes()[at..at + 24];
+        let b = &b[at..at + 24];
         let be = |k: usize| u64::from_be_bytes(b[k..k + 8].try_into().expect("8 bytes"));
         Wide([be(0), be(8), be(16)])
     }
 
     /// The key of record `i`: three word loads and a mask, no copying.
     #[inline(always)]
-    fn key_at(&self, i: u64) -> Wide {
-        self.window(i).and(&self.key_mask)
+    fn key_at(&self, b: &[u8], i: u64) -> Wide {
+        self.window(b, i).and(&self.key_mask)
     }
 
     /// The count field of record `i`.
     #[inline(always)]
-    fn field_at(&self, i: u64) -> u64 {
-        let w = self.window(i);
+    fn field_at(&self, b: &[u8], i: u64) -> u64 {
+        let w = self.window(b, i);
         let low = (u128::from(w.0[1]) << 64) | u128::from(w.0[2]);
         let shift = 192 - self.params.record_size as u32 * 8;
         (low >> shift) as u64 & self.params.saturated()
@@ -302,7 +296,7 @@ impl Index {
     /// range can be reached, the first and the last included; an empty range returns at
     /// once.
     #[inline]
-    fn search(&self, key: &Wide, lo: u64, hi: u64, guess: u64) -> Option<u64> {
+    fn search(&self, b: &[u8], key: &Wide, lo: u64, hi: u64, guess: u64) -> Option<u64> {
         use std::cmp::Ordering::*;
         const SCAN: u64 = 16;
         if lo >= hi {
@@ -310,13 +304,13 @@ impl Index {
         }
         let g = guess.clamp(lo, hi - 1);
         let (mut lo, mut hi) = (lo, hi);
-        match self.key_at(g).cmp(key) {
+        match self.key_at(b, g).cmp(key) {
             Equal => return Some(g),
             Less => {
                 let stop = (g + 1 + SCAN).min(hi);
                 let mut i = g + 1;
                 while i < stop {
-                    match self.key_at(i).cmp(key) {
+                    match self.key_at(b, i).cmp(key) {
                         Less => i += 1,
                         Equal => return Some(i),
                         Greater => return None,
@@ -328,7 +322,7 @@ impl Index {
                 let stop = g.saturating_sub(SCAN).max(lo);
                 let mut i = g;
                 while i > stop {
-                    match self.key_at(i - 1).cmp(key) {
+                    match self.key_at(b, i - 1).cmp(key) {
                         Greater => i -= 1,
                         Equal => return Some(i - 1),
                         Less => return None,
@@ -339,7 +333,7 @@ impl Index {
         }
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match self.key_at(mid).cmp(key) {
+            match self.key_at(b, mid).cmp(key) {
                 Equal => return Some(mid),
                 Less => lo = mid + 1,
                 Greater => hi = mid,
@@ -350,8 +344,8 @@ impl Index {
 
     /// The exact count of record `i`.
     #[inline]
-    fn count_of(&self, i: u64) -> Result<u64, IndexError> {
-        let field = self.field_at(i);
+    fn count_of(&self, b: &[u8], i: u64) -> Result<u64, IndexError> {
+        let field = self.field_at(b, i);
         if field < self.params.saturated() {
             return Ok(field);
         }
@@ -398,7 +392,7 @@ impl Index {
                 let (key, _) = self.params.unpack(self.record(i));
                 let hash = self.params.hash_of(k, &key);
                 if hash.0[0] >> 44 == top >> 44 {
-                    f(&hash, self.count_of(i)?);
+                    f(&hash, self.count_of(self.storage.bytes(), i)?);
                 }
             }
         }
@@ -423,7 +417,10 @@ impl Index {
             }
             bucket_end = Some(end);
             let (key, _) = self.params.unpack(self.record(i));
-            Ok((self.params.hash_of(bucket, &key), self.count_of(i)?))
+            Ok((
+                self.params.hash_of(bucket, &key),
+                self.count_of(self.storage.bytes(), i)?,
+            ))
         })
     }
 
@@ -552,6 +549,17 @@ impl Index {
             false
         }
     }
+}
+
+/// The little-endian `u64` at `at`.
+#[inline(always)]
+fn le_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+#[cold]
+fn bad_bounds(bucket: u64) -> IndexError {
+    IndexError::Corrupt(format!("bucket {bucket} has bad bounds"))
 }
 
 /// Asks the processor to start loading the cache lines of `bytes` (a hint: nothing is
