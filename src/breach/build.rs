@@ -327,9 +327,8 @@ fn sink_records(
     let mut block = Xxh3::new();
     let mut fill = 0u64;
     let mut sums = Vec::new();
-    let mut written = HEADER_SIZE as u64;
     let mut started = 0u64;
-    let mut chunks = ChunkWriter::new(&mut *out, written);
+    let mut chunks = ChunkWriter::new(&mut *out, HEADER_SIZE as u64);
     for (buf, len) in rx.iter() {
         let mut data = &buf[..len];
         while !data.is_empty() {
@@ -344,8 +343,7 @@ fn sink_records(
             data = &data[take..];
         }
         chunks.write_all(&buf[..len])?;
-        written += len as u64;
-        if written - started >= WRITEBACK_STEP {
+        if chunks.position() - started >= WRITEBACK_STEP {
             // What has reached the file: the writer may still hold up to 2 MiB.
             let end = chunks.written();
             start_writeback(chunks.get_ref(), started, end - started);

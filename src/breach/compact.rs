@@ -10,7 +10,7 @@
 //! Counts of 16383 and more are in an overflow section.
 
 use super::format::{HEADER_SIZE, Wide, align};
-use super::index::{Index, IndexError};
+use super::index::{Index, IndexError, bad_bounds};
 use super::tier::{Bytes, Tier, TierBuildError, TierHeader, pad_to};
 use crate::progress::Progress;
 use crate::streams::ChunkWriter;
@@ -55,11 +55,6 @@ fn split(hash: &Wide, b: u32) -> (u64, u64) {
     let bucket = if b == 0 { 0 } else { (key >> (128 - b)) as u64 };
     let suffix = (key >> (128 - b - SUFFIX_BITS)) as u64 & SUFFIX_MASK;
     (bucket, suffix)
-}
-
-#[cold]
-fn bad_bounds(bucket: u64) -> IndexError {
-    IndexError::Corrupt(format!("bucket {bucket} has bad bounds"))
 }
 
 /// An open compact index.

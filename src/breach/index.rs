@@ -557,8 +557,10 @@ fn le_u64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
+/// The error for a bucket whose table entries are out of order or past the end (exact
+/// and compact indexes).
 #[cold]
-fn bad_bounds(bucket: u64) -> IndexError {
+pub(super) fn bad_bounds(bucket: u64) -> IndexError {
     IndexError::Corrupt(format!("bucket {bucket} has bad bounds"))
 }
 
