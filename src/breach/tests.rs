@@ -546,3 +546,69 @@ fn peer_failure_classes() {
         42_000_000
     );
 }
+
+/// The window search of `Index::lookup` answers most lookups itself, defers the rest (a
+/// dense cluster the interpolation misses, saturated counts, keys sharing their first
+/// eight bytes), and never answers wrongly.
+#[test]
+fn the_window_search_answers_or_defers_never_errs() {
+    for kind in [HashKind::Sha1, HashKind::Ntlm] {
+        let mut records: BTreeMap<Vec<u8>, u64> = random_dump(20_000, 5)
+            .into_iter()
+            .map(|(h, c)| (h[..kind.len()].to_vec(), c))
+            .collect();
+        // A cluster of 600 hashes in one narrow range, then one with 40 hashes sharing
+        // their first 11 bytes (the first eight bytes of their keys).
+        for i in 0..600u32 {
+            let mut h = vec![0x5a; kind.len()];
+            h[3..7].copy_from_slice(&(i * 7).to_be_bytes());
+            records.insert(h, u64::from(i) + 1);
+        }
+        for i in 0..40u8 {
+            let mut h = vec![0xc3; kind.len()];
+            h[kind.len() - 1] = i * 5;
+            records.insert(h, (1 << 19) + u64::from(i));
+        }
+        let bytes = build_bytes(dump_text(kind, &records).as_bytes(), None).unwrap();
+        let index = Index::from_bytes(bytes.clone()).unwrap();
+        let (mut answered, mut deferred) = (0, 0);
+        for (h, &count) in &records {
+            // Absent neighbours: one differing in the first eight bytes of the key, one
+            // only in the last byte (which shares them, so the window defers it).
+            let (mut far, mut near) = (h.clone(), h.clone());
+            far[5] ^= 0x10;
+            near[kind.len() - 1] ^= 1;
+            let absent = |p: &Vec<u8>| records.get(p).copied().unwrap_or(0);
+            for (probe, want) in [(h, count), (&far, absent(&far)), (&near, absent(&near))] {
+                let w = Wide::from_be_prefix(probe);
+                match index.window_answer(&w) {
+                    Some(c) => {
+                        assert_eq!(c, want, "{}", hex(kind, &w));
+                        answered += 1;
+                    }
+                    None => deferred += 1,
+                }
+                assert_eq!(index.lookup(&w).unwrap(), want, "{}", hex(kind, &w));
+            }
+        }
+        assert!(
+            answered > deferred,
+            "{answered} answered, {deferred} deferred"
+        );
+        assert!(deferred > 20_000, "{deferred} deferred");
+        check_against_reference(kind, &records, bytes);
+    }
+}
+
+/// The window search compares the first eight bytes of records unmasked: for every
+/// layout they are key bits, and records fit its 24-byte reads.
+#[test]
+fn the_first_eight_bytes_of_every_layout_are_key() {
+    for kind in [HashKind::Sha1, HashKind::Ntlm] {
+        for bits in 0..=26 {
+            let p = Params::new(kind, bits);
+            assert_eq!(p.key_of_window_mask().0[0], u64::MAX, "{kind:?} b={bits}");
+            assert!((15..=22).contains(&p.record_size), "{kind:?} b={bits}");
+        }
+    }
+}
