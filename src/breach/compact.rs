@@ -203,9 +203,11 @@ impl Compact {
         if lo == hi {
             return Ok(0);
         }
-        let len = (hi - lo).min(W);
+        if hi - lo < W {
+            return Err(());
+        }
         let g = Compact::guess(lo, hi, suffix);
-        let w_lo = g.saturating_sub(W / 2).max(lo).min(hi - len);
+        let w_lo = g.saturating_sub(W / 2).max(lo).min(hi - W);
         let start = self.body_off + w_lo as usize * ENTRY;
         let Some(win) = self.bytes.get().get(start..start + WINDOW_BYTES) else {
             return Err(());
@@ -215,28 +217,32 @@ impl Compact {
         // window to either side, often another cache line: fetch both lines now.
         super::index::prefetch(&win[WINDOW / 4 * ENTRY]);
         super::index::prefetch(&win[WINDOW * 3 / 4 * ENTRY]);
-        // Entry `k` of the window (k < WINDOW), as (suffix, count field).
-        let entry = |k: u64| {
-            let at = (k as usize % WINDOW) * ENTRY;
-            let e = u64::from_le_bytes(win[at..at + 8].try_into().expect("8 bytes")) & ENTRY_MASK;
-            (e >> COUNT_BITS, e & COUNT_IN_OVERFLOW)
+        // The entry at byte `at` of the window, suffix and count field, compared whole
+        // against `suffix` shifted into place (an entry's suffix is below `suffix`
+        // exactly when the entry is below `key`): no shift on the loaded bytes.
+        let entry = |at: usize| {
+            let at = at.min(WINDOW_BYTES - 8);
+            u64::from_le_bytes(win[at..at + 8].try_into().expect("8 bytes")) & ENTRY_MASK
         };
+        let key = suffix << COUNT_BITS;
+        // Byte offsets, not indexes: one addition and one conditional move a step.
         let mut base = 0;
-        let mut n = len;
+        let mut n = WINDOW;
         while n > 1 {
             let half = n / 2;
-            base =
-                std::hint::select_unpredictable(entry(base + half).0 < suffix, base + half, base);
+            let probe = base + half * ENTRY;
+            base = std::hint::select_unpredictable(entry(probe) < key, probe, base);
             n -= half;
         }
-        let first = base + u64::from(entry(base).0 < suffix);
-        if (first == 0 && w_lo > lo) || (first == len && w_lo + len < hi) {
+        let below = entry(base) < key;
+        let first = base + usize::from(below) * ENTRY;
+        if (base == 0 && !below && w_lo > lo) || (first == WINDOW * ENTRY && w_lo + W < hi) {
             return Err(());
         }
-        let (s, field) = entry(first);
+        let e = entry(first);
         Ok(std::hint::select_unpredictable(
-            first < len && s == suffix,
-            field,
+            first < WINDOW * ENTRY && e >> COUNT_BITS == suffix,
+            e & COUNT_IN_OVERFLOW,
             0,
         ))
     }
