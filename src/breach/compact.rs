@@ -196,7 +196,8 @@ impl Compact {
     /// flight (a scan branching on each entry measured 1.5 to 2 times slower). `Ok(field)` (0 when
     /// absent) when the answer is inside the window; `Err(())` when it may lie beyond
     /// (the interpolation missed by more than half a window: about 1% of lookups at 128
-    /// to 256 entries a bucket) or the window would pass the end of the file.
+    /// to 256 entries a bucket), the bucket is smaller than the window, or the window
+    /// would pass the end of the file.
     #[inline]
     fn window_search(&self, suffix: u64, lo: u64, hi: u64) -> Result<u64, ()> {
         const W: u64 = WINDOW as u64;
