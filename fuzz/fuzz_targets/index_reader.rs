@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
             if let Ok((h, _)) = r {
                 let _ = index.lookup(&h);
             }
-            let _ = index.lookup(&Wide([i as u64 * 0x9e37_79b9_7f4a_7c15, 0, 0]));
+            let _ = index.lookup(&Wide([(i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15), 0, 0]));
         }
         let hashes: Vec<Wide> = (0..40u64).map(|i| Wide([i.wrapping_mul(0xd1b5_4a32_d192_ed03), i, 0])).collect();
         let mut counts = vec![0; hashes.len()];
