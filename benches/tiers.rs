@@ -218,6 +218,9 @@ fn main() {
     latency("exact (mapped, reference)", &queries, rounds, |q| {
         index.lookup(q).unwrap()
     });
+    latency("exact (mapped, scan)", &queries, rounds, |q| {
+        index.lookup_scan(q).unwrap()
+    });
     let exact_mem = Index::open_in_memory(&idx).unwrap();
     latency("exact (in memory)", &queries, rounds, |q| {
         exact_mem.lookup(q).unwrap()

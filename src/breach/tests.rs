@@ -72,6 +72,7 @@ fn check_against_reference(kind: HashKind, records: &BTreeMap<Vec<u8>, u64>, byt
     for ((p, h), c) in probes.iter().zip(&hashes).zip(&counts) {
         let want = records.get(p).copied().unwrap_or(0);
         assert_eq!(index.lookup(h).unwrap(), want, "{}", hex(kind, h));
+        assert_eq!(index.lookup_scan(h).unwrap(), want, "scan {}", hex(kind, h));
         assert_eq!(*c, want, "batch {}", hex(kind, h));
     }
     // The whole index reads back as the reference.
