@@ -241,7 +241,10 @@ impl Index {
         let (lo, hi) = self.bucket_range(b, hash)?;
         let key = hash.shl(self.params.table_bits).and(&self.key_mask);
         let guess = lo + (((hi - lo) * self.params.fraction(hash)) >> 32);
-        self.scan_count(b, &key, lo, hi, guess)
+        match self.search(b, &key, lo, hi, guess) {
+            Some(i) => self.count_of(b, i),
+            None => Ok(0),
+        }
     }
 
     /// The rest of a lookup the window could not decide (out of line, so that the
@@ -249,19 +252,6 @@ impl Index {
     #[cold]
     #[inline(never)]
     fn lookup_beyond_window(
-        &self,
-        b: &[u8],
-        key: &Wide,
-        lo: u64,
-        hi: u64,
-        guess: u64,
-    ) -> Result<u64, IndexError> {
-        self.scan_count(b, key, lo, hi, guess)
-    }
-
-    /// The count of `key` found by [`Index::search`] from `guess`, 0 when absent.
-    #[inline(always)]
-    fn scan_count(
         &self,
         b: &[u8],
         key: &Wide,
