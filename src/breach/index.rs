@@ -1,9 +1,8 @@
 //! Reading an index: open and check it, look hashes up, verify it end to end.
 
 use super::HashKind;
-use super::format::{
-    BLOCK_SIZE, GROUP_BITS, HEADER_SIZE, Header, HeaderError, OVERFLOW_ENTRY, Params, Wide,
-};
+use super::format::{BLOCK_SIZE, GROUP_BITS, Header, HeaderError, OVERFLOW_ENTRY, Params, Wide};
+use super::tier::Bytes;
 use crate::progress::Progress;
 use std::fs::File;
 use std::io;
@@ -32,25 +31,9 @@ pub enum IndexError {
     Corrupt(String),
 }
 
-enum Storage {
-    Map(memmap2::Mmap),
-    Owned(Vec<u8>),
-    Loaded(super::tier::Bytes),
-}
-
-impl Storage {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Storage::Map(m) => m,
-            Storage::Owned(v) => v,
-            Storage::Loaded(b) => b.get(),
-        }
-    }
-}
-
 /// An open index.
 pub struct Index {
-    storage: Storage,
+    storage: Bytes,
     header: Header,
     params: Params,
     /// The bits of a record window (24 bytes read at a record's start) that hold its key.
@@ -83,44 +66,25 @@ impl Index {
 
     /// As [`Index::open`], for a file already open (a temporary one, say).
     pub fn open_file(file: &File) -> Result<Index, IndexError> {
-        let len = file.metadata()?.len();
-        if len < HEADER_SIZE as u64 {
-            return Err(HeaderError::Short(len).into());
-        }
-        // SAFETY: the map is read-only and veilkit never writes an index in place (builds
-        // go to a temporary file renamed over the old one, which leaves existing maps on
-        // the old file). Another program truncating or rewriting the file while it is
-        // mapped is unsupported: it can make lookups fail, as it would with read(2).
-        #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(file)? };
-        let index = Index::from_storage(Storage::Map(map), len)?;
-        if let Storage::Map(m) = &index.storage {
-            #[cfg(unix)]
-            {
-                // Records: random access, no read-around. The table: a few pages per
-                // lookup, also random.
-                let _ = m.advise(memmap2::Advice::Random);
-            }
-            let _ = m;
-        }
-        Ok(index)
+        let (bytes, len) = Bytes::open(file, false)?;
+        Index::from_storage(bytes, len)
     }
 
     /// Reads an index into memory (huge pages where the system allows): the fastest
     /// lookups, for long-running processes that can spare the memory.
     pub fn open_in_memory(path: &Path) -> Result<Index, IndexError> {
-        let (bytes, len) = super::tier::Bytes::open(&File::open(path)?, true)?;
-        Index::from_storage(Storage::Loaded(bytes), len)
+        let (bytes, len) = Bytes::open(&File::open(path)?, true)?;
+        Index::from_storage(bytes, len)
     }
 
     /// An index held in memory (tests, fuzzing).
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Index, IndexError> {
         let len = bytes.len() as u64;
-        Index::from_storage(Storage::Owned(bytes), len)
+        Index::from_storage(Bytes::owned(&bytes), len)
     }
 
-    fn from_storage(storage: Storage, len: u64) -> Result<Index, IndexError> {
-        let header = Header::decode(storage.bytes(), len)?;
+    fn from_storage(storage: Bytes, len: u64) -> Result<Index, IndexError> {
+        let header = Header::decode(storage.get(), len)?;
         let params = header.params;
         // Records are read as 24-byte windows; the sections after them (at least the
         // table) guarantee those bytes exist for the last record too.
@@ -161,19 +125,19 @@ impl Index {
 
     /// The index's bytes.
     pub fn bytes(&self) -> &[u8] {
-        self.storage.bytes()
+        self.storage.get()
     }
 
     #[inline]
     fn u64_at(&self, at: usize) -> u64 {
-        le_u64(self.storage.bytes(), at)
+        le_u64(self.storage.get(), at)
     }
 
     /// The first record of bucket `k` (0 ≤ k ≤ 2^b).
     #[inline]
     fn start(&self, k: u64) -> Result<u64, IndexError> {
         let base = self.u64_at(self.table_off + (k >> GROUP_BITS) as usize * 8);
-        let b = self.storage.bytes();
+        let b = self.storage.get();
         let at = self.offsets_off + k as usize * 4;
         let off = u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
         base.checked_add(u64::from(off))
@@ -184,7 +148,7 @@ impl Index {
     fn record(&self, i: u64) -> &[u8] {
         let s = self.params.record_size;
         let at = self.records_off + i as usize * s;
-        &self.storage.bytes()[at..at + s]
+        &self.storage.get()[at..at + s]
     }
 
     /// Starts fetching the table entries of `hash`'s bucket.
@@ -192,7 +156,7 @@ impl Index {
     fn prefetch_table(&self, hash: &Wide) {
         let k = self.params.bucket(hash) as usize;
         let at = self.offsets_off + k * 4;
-        prefetch_range(&self.storage.bytes()[at..at + 8]);
+        prefetch_range(&self.storage.get()[at..at + 8]);
     }
 
     /// The range of records that may hold `hash`: two group bases (the same one unless
@@ -231,7 +195,7 @@ impl Index {
     #[inline(always)]
     pub fn lookup(&self, hash: &Wide) -> Result<u64, IndexError> {
         // The bytes once: every access below slices them directly.
-        let b = self.storage.bytes();
+        let b = self.storage.get();
         let (lo, hi) = self.bucket_range(b, hash)?;
         if lo == hi {
             return Ok(0);
@@ -248,7 +212,7 @@ impl Index {
     #[doc(hidden)]
     #[inline(always)]
     pub fn lookup_scan(&self, hash: &Wide) -> Result<u64, IndexError> {
-        let b = self.storage.bytes();
+        let b = self.storage.get();
         let (lo, hi) = self.bucket_range(b, hash)?;
         let (key, guess) = (self.key_of(hash), self.guess(hash, lo, hi));
         match self.search(b, &key, lo, hi, guess) {
@@ -336,7 +300,7 @@ impl Index {
     /// What the window search alone answers for `hash` (`None`: it defers to the scan).
     #[cfg(test)]
     pub(super) fn window_answer(&self, hash: &Wide) -> Option<u64> {
-        let b = self.storage.bytes();
+        let b = self.storage.get();
         let (lo, hi) = self.bucket_range(b, hash).unwrap();
         let (key, guess) = (self.key_of(hash), self.guess(hash, lo, hi));
         self.window_search(b, &key, lo, hi, guess)
@@ -349,7 +313,7 @@ impl Index {
     fn prefetch_record(&self, i: u64) {
         let s = self.params.record_size;
         let start = self.records_off + i as usize * s;
-        prefetch_range(&self.storage.bytes()[start..start + s]);
+        prefetch_range(&self.storage.get()[start..start + s]);
     }
 
     /// Looks up many hashes; `counts[i]` is the count of `hashes[i]`. Touches the table
@@ -360,7 +324,7 @@ impl Index {
     pub fn lookup_many(&self, hashes: &[Wide], counts: &mut [u64]) -> Result<(), IndexError> {
         const GROUP: usize = 16;
         assert_eq!(hashes.len(), counts.len());
-        let b = self.storage.bytes();
+        let b = self.storage.get();
         for (hs, cs) in hashes.chunks(GROUP).zip(counts.chunks_mut(GROUP)) {
             let mut ranges = [(0u64, 0u64); GROUP];
             for h in hs {
@@ -516,7 +480,7 @@ impl Index {
                 let (key, _) = self.params.unpack(self.record(i));
                 let hash = self.params.hash_of(k, &key);
                 if hash.0[0] >> 44 == top >> 44 {
-                    f(&hash, self.count_of(self.storage.bytes(), i)?);
+                    f(&hash, self.count_of(self.storage.get(), i)?);
                 }
             }
         }
@@ -543,7 +507,7 @@ impl Index {
             let (key, _) = self.params.unpack(self.record(i));
             Ok((
                 self.params.hash_of(bucket, &key),
-                self.count_of(self.storage.bytes(), i)?,
+                self.count_of(self.storage.get(), i)?,
             ))
         })
     }
@@ -552,7 +516,7 @@ impl Index {
     /// buckets, the overflow entries, and the header's totals.
     pub fn verify(&self, progress: &dyn Progress) -> Result<VerifyReport, IndexError> {
         let h = &self.header;
-        let bytes = self.storage.bytes();
+        let bytes = self.storage.get();
         let section = |(off, len): (u64, u64)| &bytes[off as usize..(off + len) as usize];
         let corrupt = |m: String| Err(IndexError::Corrupt(m));
         if xxh3_64(section(h.table_at)) != h.table_sum {

@@ -234,24 +234,17 @@ impl TierHeader {
     }
 }
 
-/// The bytes of a tier file: mapped, or held in memory with 8-byte alignment.
-pub(crate) enum Bytes {
-    Map(memmap2::Mmap),
-    Owned(Vec<u64>, usize),
-}
+/// The bytes of an index file, mapped from the file or held in anonymous memory (one
+/// representation for both, so a lookup reads the bytes' address without a branch).
+pub(crate) struct Bytes(memmap2::Mmap);
 
 impl Bytes {
+    #[inline]
     pub(crate) fn get(&self) -> &[u8] {
-        match self {
-            Bytes::Map(m) => m,
-            Bytes::Owned(v, len) => {
-                let all: &[u8] = bytemuck_u64(v);
-                &all[..*len]
-            }
-        }
+        &self.0
     }
 
-    /// The bytes of a tier file, mapped or (`in_memory`) read, and its length; refuses
+    /// The bytes of an index file, mapped or (`in_memory`) read, and its length; refuses
     /// a file shorter than a header.
     pub(crate) fn open(file: &File, in_memory: bool) -> Result<(Bytes, u64), IndexError> {
         let len = file.metadata()?.len();
@@ -267,72 +260,43 @@ impl Bytes {
     }
 
     /// Maps `file`, advised for random access.
-    fn map(file: &File) -> Result<Bytes, IndexError> {
-        // SAFETY: as for `Index::open`: the map is read-only, veilkit never rewrites an
-        // index in place, and another program changing the file while it is mapped is
-        // unsupported.
+    pub(crate) fn map(file: &File) -> Result<Bytes, IndexError> {
+        // SAFETY: the map is read-only and veilkit never writes an index in place (builds
+        // go to a temporary file renamed over the old one, which leaves existing maps on
+        // the old file). Another program truncating or rewriting the file while it is
+        // mapped is unsupported: it can make lookups fail, as it would with read(2).
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::Mmap::map(file)? };
+        // Random access, no read-around: a cold lookup reads pages, not megabytes.
         #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::Random);
-        Ok(Bytes::Map(map))
+        Ok(Bytes(map))
     }
 
-    /// Reads `file` into memory (8-byte aligned).
+    /// Reads `file` into anonymous memory, in huge pages where the system allows.
     fn read(mut file: &File, len: u64) -> Result<Bytes, IndexError> {
         let len = usize::try_from(len).map_err(|_| IndexError::Corrupt("too large".into()))?;
-        let mut words = vec![0u64; len.div_ceil(8)];
-        advise_huge_pages(&mut words);
-        let buf = bytemuck_u64_mut(&mut words);
-        file.read_exact(&mut buf[..len])?;
-        Ok(Bytes::Owned(words, len))
+        Ok(Bytes::fill(len, |buf| file.read_exact(buf))?)
     }
 
-    /// Holds `bytes` (tests, fuzzing).
+    /// Holds a copy of `bytes` (tests, fuzzing).
     pub(crate) fn owned(bytes: &[u8]) -> Bytes {
-        let mut words = vec![0u64; bytes.len().div_ceil(8)];
-        bytemuck_u64_mut(&mut words)[..bytes.len()].copy_from_slice(bytes);
-        Bytes::Owned(words, bytes.len())
+        Bytes::fill(bytes.len(), |buf| {
+            buf.copy_from_slice(bytes);
+            Ok(())
+        })
+        .expect("anonymous memory for a copy")
     }
-}
 
-/// Asks for transparent huge pages on the 2 MiB-aligned middle of `words` before it is
-/// first touched: random lookups then miss the TLB far less. Best effort.
-fn advise_huge_pages(words: &mut [u64]) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = words.as_mut_ptr() as usize;
-        let end = start + std::mem::size_of_val(words);
-        let (lo, hi) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
-        if hi > lo {
-            // SAFETY: madvise only advises the kernel about pages of this allocation
-            // (the range lies inside `words`); it neither reads nor writes them.
-            #[allow(unsafe_code)]
-            unsafe {
-                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = words;
-}
-
-fn bytemuck_u64(v: &[u64]) -> &[u8] {
-    // SAFETY: u64 has no padding and any byte is a valid u8; the length covers exactly
-    // the words' bytes and the lifetime is the input's.
-    #[allow(unsafe_code)]
-    unsafe {
-        std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v))
-    }
-}
-
-fn bytemuck_u64_mut(v: &mut [u64]) -> &mut [u8] {
-    // SAFETY: as above; every byte pattern is a valid u64, so writes through the byte
-    // view cannot make the words invalid.
-    #[allow(unsafe_code)]
-    unsafe {
-        std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(v))
+    /// Anonymous memory of `len` bytes, written by `write`, then made read-only.
+    fn fill(len: usize, write: impl FnOnce(&mut [u8]) -> io::Result<()>) -> io::Result<Bytes> {
+        let mut map = memmap2::MmapMut::map_anon(len)?;
+        // Random lookups miss the TLB far less in 2 MiB pages; advised before the
+        // pages are first touched. Best effort.
+        #[cfg(target_os = "linux")]
+        let _ = map.advise(memmap2::Advice::HugePage);
+        write(&mut map[..])?;
+        Ok(Bytes(map.make_read_only()?))
     }
 }
 
