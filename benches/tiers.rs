@@ -13,7 +13,8 @@
 //! (default 10,000,000) uniform random hashes generated here.
 //!
 //! `VEILKIT_BENCH_INDEX=data/hibp-100m.idx cargo bench --bench tiers`
-//! (`VEILKIT_BENCH_REUSE=1`: lookups only, with the tiers the last run built).
+//! (`VEILKIT_BENCH_REUSE=1`: lookups only, with the tiers the last run built;
+//! `VEILKIT_BENCH_ONLY=compact`: only the timings whose names contain "compact").
 //!
 //! `VEILKIT_BENCH_QUERIES_OUT=FILE` also writes the query set (2,000,000 hashes, half
 //! present, in the order they are looked up) as raw big-endian hashes, 20 or 16 bytes
@@ -65,7 +66,16 @@ fn exact_index(dir: &Path) -> PathBuf {
 }
 
 /// Median ns per lookup: dependent chain, and independent calls.
+/// Whether a timing named `name` runs: `VEILKIT_BENCH_ONLY=TEXT` keeps those whose name
+/// contains TEXT (repeated runs of one figure), default all.
+fn wanted(name: &str) -> bool {
+    std::env::var("VEILKIT_BENCH_ONLY").map_or(true, |only| name.contains(&only))
+}
+
 fn latency(name: &str, queries: &[Wide], rounds: usize, lookup: impl Fn(&Wide) -> u64) {
+    if !wanted(name) {
+        return;
+    }
     let mut dep = Vec::new();
     let mut ind = Vec::new();
     for _ in 0..rounds {
@@ -256,6 +266,9 @@ fn main() {
     // Batches (what `query` does): independent lookups with their memory accesses
     // overlapped.
     let batch = |name: &str, f: &dyn Fn(&[Wide], &mut [u64])| {
+        if !wanted(name) {
+            return;
+        }
         let mut out = vec![0u64; queries.len()];
         let mut v = Vec::new();
         for _ in 0..rounds {

@@ -2,8 +2,9 @@
 //! (`docs/BREACH-FORMAT.md`, "Compact index").
 //!
 //! A hash's top `b + 42` bits are its key: `b` bits pick a bucket (a table of `2^b + 1`
-//! entry numbers), the next 42 are stored with a 14-bit count in a 7-byte entry, sorted
-//! within the bucket. `b = floor(log2 n) - 7`, so buckets hold 128 to 256 entries on
+//! entry numbers, stored as a u64 base per group of `2^g` buckets and a u16 offset per
+//! bucket: 2 bytes a bucket, so the table stays in the caches), the next 42 are stored
+//! with a 14-bit count in a 7-byte entry, sorted within the bucket. `b = floor(log2 n) - 7`, so buckets hold 128 to 256 entries on
 //! average: an interpolated first probe lands a few entries from the target (measured
 //! faster than larger buckets with a table that fits the caches better). An absent hash
 //! matches a stored key with probability `n / 2^(b+42)`, 3e-11 to 6e-11 at any size.
@@ -35,6 +36,10 @@ const WINDOW: usize = 32;
 const WINDOW_BYTES: usize = (WINDOW - 1) * ENTRY + 8;
 /// The most bucket bits.
 pub const MAX_BUCKET_BITS: u32 = 40;
+/// The bucket table's group bits when every group's entries fit 16-bit offsets (at 128
+/// to 256 entries a bucket, a group holds 16K to 32K entries); a build takes fewer when
+/// some group holds more.
+pub const GROUP_BITS: u32 = 7;
 
 const SUFFIX_MASK: u64 = (1 << SUFFIX_BITS) - 1;
 const ENTRY_MASK: u64 = (1 << (ENTRY * 8)) - 1;
@@ -62,7 +67,10 @@ pub struct Compact {
     bytes: Bytes,
     header: TierHeader,
     body_off: usize,
-    table_off: usize,
+    /// The table's group bases (u64) and bucket offsets (u16).
+    bases_off: usize,
+    offsets_off: usize,
+    group_bits: u32,
     overflow_off: usize,
     overflow_len: usize,
 }
@@ -108,7 +116,10 @@ impl Compact {
         {
             return Err(corrupt("entries section length"));
         }
-        if header.table_at.1 != ((1u64 << header.bits) + 1) * 8 {
+        if header.group_bits > header.bits.min(GROUP_BITS) {
+            return Err(corrupt("table group bits out of range"));
+        }
+        if header.table_at.1 != table_len(header.bits, header.group_bits) {
             return Err(corrupt("bucket table length"));
         }
         if !header.overflow_at.1.is_multiple_of(OVERFLOW_ENTRY as u64) {
@@ -116,13 +127,16 @@ impl Compact {
         }
         let c = Compact {
             body_off: header.body_at.0 as usize,
-            table_off: header.table_at.0 as usize,
+            bases_off: header.table_at.0 as usize,
+            offsets_off: (header.table_at.0 + group_count(header.bits, header.group_bits) * 8)
+                as usize,
+            group_bits: header.group_bits,
             overflow_off: header.overflow_at.0 as usize,
             overflow_len: (header.overflow_at.1 / OVERFLOW_ENTRY as u64) as usize,
             bytes,
             header,
         };
-        if c.table(0) != 0 || c.table(1 << c.header.bits) != c.header.entries {
+        if c.start(0) != 0 || c.start(1 << c.header.bits) != c.header.entries {
             return Err(corrupt("the bucket table does not cover the entries"));
         }
         Ok(c)
@@ -144,9 +158,18 @@ impl Compact {
         u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
     }
 
+    /// The first entry of bucket `k` (0 ≤ k ≤ 2^b).
     #[inline]
-    fn table(&self, k: u64) -> u64 {
-        self.u64_at(self.table_off + k as usize * 8)
+    fn start(&self, k: u64) -> u64 {
+        let at = self.offsets_off + k as usize * 2;
+        let off = u16::from_le_bytes(self.bytes.get()[at..at + 2].try_into().expect("2 bytes"));
+        self.base(k) + u64::from(off)
+    }
+
+    /// The base of bucket `k`'s group.
+    #[inline]
+    fn base(&self, k: u64) -> u64 {
+        self.u64_at(self.bases_off + (k >> self.group_bits) as usize * 8)
     }
 
     /// Entry `i` as (suffix, count field).
@@ -156,12 +179,13 @@ impl Compact {
         (e >> COUNT_BITS, e & COUNT_IN_OVERFLOW)
     }
 
+    /// The entries of `bucket`, checked to lie in order inside the body.
     #[inline]
     fn bounds(&self, bucket: u64) -> Result<(u64, u64), IndexError> {
-        let at = self.table_off + bucket as usize * 8;
-        let pair: &[u8; 16] = self.bytes.get()[at..at + 16].try_into().expect("16 bytes");
-        let lo = u64::from_le_bytes(pair[..8].try_into().expect("8 bytes"));
-        let hi = u64::from_le_bytes(pair[8..].try_into().expect("8 bytes"));
+        let at = self.offsets_off + bucket as usize * 2;
+        let pair: &[u8; 4] = self.bytes.get()[at..at + 4].try_into().expect("4 bytes");
+        let lo = self.base(bucket) + u64::from(u16::from_le_bytes([pair[0], pair[1]]));
+        let hi = self.base(bucket + 1) + u64::from(u16::from_le_bytes([pair[2], pair[3]]));
         if lo > hi || hi > self.header.entries {
             return Err(bad_bounds(bucket));
         }
@@ -303,8 +327,8 @@ impl Compact {
             let mut keys = [(0u64, 0u64); GROUP];
             for (k, h) in keys.iter_mut().zip(hs) {
                 *k = split(h, b);
-                let at = self.table_off + k.0 as usize * 8;
-                super::index::prefetch_range(&bytes[at..at + 16]);
+                let at = self.offsets_off + k.0 as usize * 2;
+                super::index::prefetch_range(&bytes[at..at + 4]);
             }
             let mut ranges = [(0u64, 0u64); GROUP];
             for (r, k) in ranges.iter_mut().zip(&keys[..hs.len()]) {
@@ -531,7 +555,7 @@ pub fn build_with_bucket_bits(
     for k in 1..table.len() {
         table[k] += table[k - 1];
     }
-    let table_bytes: Vec<u8> = table.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let (group_bits, table_bytes) = encode_table(&table, b);
     let table_at = (align(at), table_bytes.len() as u64);
     pad_to(&mut file, &mut at, table_at.0).map_err(w)?;
     file.write_all(&table_bytes).map_err(w)?;
@@ -542,6 +566,7 @@ pub fn build_with_bucket_bits(
         tier: Tier::Compact,
         kind: src.params.kind,
         bits: b,
+        group_bits,
         hashes: src.records,
         entries,
         collisions,
@@ -559,4 +584,40 @@ pub fn build_with_bucket_bits(
     out.seek(SeekFrom::Start(0)).map_err(w)?;
     out.write_all(&header.encode()).map_err(w)?;
     Ok(header)
+}
+
+/// Groups in a table of `2^b + 1` bucket starts with `2^g` buckets a group.
+fn group_count(b: u32, g: u32) -> u64 {
+    ((1u64 << b) >> g) + 1
+}
+
+/// Bytes of the bucket table: the group bases (u64) and the bucket offsets (u16), padded
+/// to 8 bytes.
+fn table_len(b: u32, g: u32) -> u64 {
+    (group_count(b, g) * 8 + ((1u64 << b) + 1) * 2).next_multiple_of(8)
+}
+
+/// The table section for bucket starts `starts` (`2^b + 1` of them): the most group
+/// bits, up to [`GROUP_BITS`], whose groups' offsets fit 16 bits (0 always does).
+fn encode_table(starts: &[u64], b: u32) -> (u32, Vec<u8>) {
+    let fits = |g: u32| {
+        starts
+            .iter()
+            .enumerate()
+            .all(|(k, &v)| v - starts[(k >> g) << g] <= u64::from(u16::MAX))
+    };
+    let g = (0..=b.min(GROUP_BITS))
+        .rev()
+        .find(|&g| fits(g))
+        .unwrap_or(0);
+    let mut out = Vec::with_capacity(table_len(b, g) as usize);
+    for i in 0..group_count(b, g) {
+        out.extend_from_slice(&starts[(i << g) as usize].to_le_bytes());
+    }
+    for (k, &v) in starts.iter().enumerate() {
+        let off = v - starts[(k >> g) << g];
+        out.extend_from_slice(&(off as u16).to_le_bytes());
+    }
+    out.resize(table_len(b, g) as usize, 0);
+    (g, out)
 }

@@ -342,6 +342,7 @@ pub fn build(
         },
         kind: src.params.kind,
         bits,
+        group_bits: 0,
         hashes: src.records,
         entries: keys_total,
         collisions: dups,

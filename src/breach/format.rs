@@ -300,6 +300,11 @@ pub enum HeaderError {
     /// An unknown older format.
     #[error("unknown index format version {0}")]
     Version(u32),
+    /// An older format of a smaller tier, no longer read: rebuild from the exact index.
+    #[error(
+        "{0} index format version {1} is no longer read; rebuild it from the exact index (veilkit breach build --tier {0})"
+    )]
+    Outdated(&'static str, u32),
     /// The header checksum failed.
     #[error("header checksum mismatch: the file is corrupted")]
     Checksum,

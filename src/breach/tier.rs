@@ -16,8 +16,11 @@ use xxhash_rust::xxh3::xxh3_64;
 pub const COMPACT_MAGIC: &[u8; 8] = b"VKBCOMPT";
 /// The magic of a filter.
 pub const FILTER_MAGIC: &[u8; 8] = b"VKBFILTR";
-/// The tier files' format version.
-pub const TIER_VERSION: u32 = 1;
+/// The compact index's format version (2: the bucket table as group bases and 16-bit
+/// offsets; version 1 files, with a table of u64, are refused with a hint to rebuild).
+pub const COMPACT_VERSION: u32 = 2;
+/// The filters' format version.
+pub const FILTER_VERSION: u32 = 1;
 /// The header bytes covered by the header checksum.
 const TIER_HEADER_USED: usize = 248;
 
@@ -63,6 +66,14 @@ impl Tier {
         }
     }
 
+    /// The format version its files are written in.
+    pub fn version(self) -> u32 {
+        match self {
+            Tier::Compact => COMPACT_VERSION,
+            _ => FILTER_VERSION,
+        }
+    }
+
     /// Whether lookups give counts (false: 1 for "probably present", 0 for "absent").
     pub fn has_counts(self) -> bool {
         matches!(self, Tier::Exact | Tier::Compact)
@@ -78,6 +89,9 @@ pub struct TierHeader {
     pub kind: HashKind,
     /// Bucket bits (compact) or shard bits (filter).
     pub bits: u32,
+    /// Compact: the bucket table's group bits (one base per `2^group_bits` buckets); 0
+    /// for filters.
+    pub group_bits: u32,
     /// Hashes in the source.
     pub hashes: u64,
     /// Entries stored: compact entries, or distinct filter keys.
@@ -122,10 +136,11 @@ impl TierHeader {
             Tier::Compact => COMPACT_MAGIC,
             _ => FILTER_MAGIC,
         });
-        b[8..12].copy_from_slice(&TIER_VERSION.to_le_bytes());
+        b[8..12].copy_from_slice(&self.tier.version().to_le_bytes());
         b[12] = self.kind.code();
         b[13] = self.tier.code();
         b[14] = self.bits as u8;
+        b[15] = self.group_bits as u8;
         for (at, v) in [
             (16, self.hashes),
             (24, self.entries),
@@ -162,11 +177,12 @@ impl TierHeader {
             _ => return Err(HeaderError::Magic),
         };
         let version = u32::from_le_bytes(b[8..12].try_into().expect("4 bytes"));
-        if version > TIER_VERSION {
+        let current = magic_tier.version();
+        if version > current {
             return Err(HeaderError::Newer(version));
         }
-        if version != TIER_VERSION {
-            return Err(HeaderError::Version(version));
+        if version != current {
+            return Err(HeaderError::Outdated(magic_tier.name(), version));
         }
         if xxh3_64(&b[..TIER_HEADER_USED]) != get(b, TIER_HEADER_USED) {
             return Err(HeaderError::Checksum);
@@ -181,6 +197,7 @@ impl TierHeader {
             tier,
             kind,
             bits: u32::from(b[14]),
+            group_bits: u32::from(b[15]),
             hashes: get(b, 16),
             entries: get(b, 24),
             collisions: get(b, 32),
@@ -214,6 +231,9 @@ impl TierHeader {
         }
         if h.entries > h.hashes {
             return Err(inconsistent("entries"));
+        }
+        if h.tier != Tier::Compact && h.group_bits != 0 {
+            return Err(inconsistent("group bits"));
         }
         Ok(h)
     }

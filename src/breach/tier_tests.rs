@@ -343,6 +343,12 @@ F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
     .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap(), 16).unwrap())
     .collect();
     assert_eq!(body, &want[..]);
+    // The table: group bits 0, bases [0, 4], offsets [0, 0], padding to 8 bytes.
+    assert_eq!(h.group_bits, 0);
+    let table = &bytes[h.table_at.0 as usize..][..h.table_at.1 as usize];
+    let mut want = [0u8; 24];
+    want[8] = 4;
+    assert_eq!(table, &want[..]);
     let overflow = &bytes[h.overflow_at.0 as usize..][..h.overflow_at.1 as usize];
     let entries: Vec<[u64; 3]> = overflow
         .chunks(24)
@@ -358,6 +364,46 @@ F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
             [0, 0x1f12a342728, 37359195],
             [0, 0x3ceeef59a98, 17043]
         ]
+    );
+}
+
+/// A group of buckets holding more entries than 16-bit offsets reach: the build takes
+/// fewer group bits and every lookup still answers.
+#[test]
+fn crowded_buckets_take_fewer_table_group_bits() {
+    // 70,000 hashes under one first byte, at 9 bucket bits: two buckets of about 35,000
+    // entries. An offset is measured from its group's first bucket, so groups of two
+    // buckets fit 16 bits and larger groups (whose later buckets start 70,000 entries
+    // after the group's base) do not.
+    let records: BTreeMap<Vec<u8>, u64> = random_dump(70_000, 11)
+        .into_iter()
+        .map(|(mut h, n)| {
+            h[0] = 0x5a;
+            (h, n)
+        })
+        .collect();
+    let c = Compact::from_slice(&compact_bytes(&exact(HashKind::Sha1, &records))).unwrap();
+    assert_eq!((c.header().bits, c.header().group_bits), (9, 1));
+    check_compact(HashKind::Sha1, &records);
+    // Spread hashes keep the preferred group bits.
+    let spread = random_dump(70_000, 12);
+    let c = Compact::from_slice(&compact_bytes(&exact(HashKind::Sha1, &spread))).unwrap();
+    assert_eq!(c.header().group_bits, compact::GROUP_BITS);
+}
+
+/// A compact index of the first format (a table of u64) is refused with a hint to
+/// rebuild it.
+#[test]
+fn an_outdated_compact_index_asks_for_a_rebuild() {
+    let mut bytes = compact_bytes(&exact(HashKind::Sha1, &random_dump(500, 13)));
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..248]);
+    bytes[248..256].copy_from_slice(&sum.to_le_bytes());
+    let err = Compact::from_slice(&bytes).err().expect("refused");
+    assert_eq!(
+        err.to_string(),
+        "compact index format version 1 is no longer read; rebuild it from the exact index \
+         (veilkit breach build --tier compact)"
     );
 }
 

@@ -117,10 +117,7 @@ fn tier_info(args: &Args, any: &crate::breach::tier::AnyIndex) -> anyhow::Result
     };
     let mut lines = vec![
         ("file", args.index.display().to_string()),
-        (
-            "format",
-            format!("{format}, version {}", crate::breach::tier::TIER_VERSION),
-        ),
+        ("format", format!("{format}, version {}", h.tier.version())),
         ("kind", h.kind.name().to_string()),
         ("tier", super::describe_tier(any)),
         (
