@@ -4,9 +4,10 @@
 //! A hash's top `b + 42` bits are its key: `b` bits pick a bucket (a table of `2^b + 1`
 //! entry numbers, stored as a u64 base per group of `2^g` buckets and a u16 offset per
 //! bucket: 2 bytes a bucket, so the table stays in the caches), the next 42 are stored
-//! with a 14-bit count in a 7-byte entry, sorted within the bucket. `b = floor(log2 n) - 7`, so buckets hold 128 to 256 entries on
-//! average: an interpolated first probe lands a few entries from the target (measured
-//! faster than larger buckets with a table that fits the caches better). An absent hash
+//! with a 14-bit count in a 7-byte entry, sorted within the bucket. `b = floor(log2 n) -
+//! 7`, so buckets hold 128 to 256 entries on average: an interpolated first probe lands a
+//! few entries from the target (measured faster than larger buckets with a table that
+//! fits the caches better). An absent hash
 //! matches a stored key with probability `n / 2^(b+42)`, 3e-11 to 6e-11 at any size.
 //! Counts of 16383 and more are in an overflow section.
 
@@ -163,7 +164,7 @@ impl Compact {
     fn start(&self, k: u64) -> u64 {
         let at = self.offsets_off + k as usize * 2;
         let off = u16::from_le_bytes(self.bytes.get()[at..at + 2].try_into().expect("2 bytes"));
-        self.base(k) + u64::from(off)
+        self.base(k).saturating_add(u64::from(off))
     }
 
     /// The base of bucket `k`'s group.
@@ -184,8 +185,13 @@ impl Compact {
     fn bounds(&self, bucket: u64) -> Result<(u64, u64), IndexError> {
         let at = self.offsets_off + bucket as usize * 2;
         let pair: &[u8; 4] = self.bytes.get()[at..at + 4].try_into().expect("4 bytes");
-        let lo = self.base(bucket) + u64::from(u16::from_le_bytes([pair[0], pair[1]]));
-        let hi = self.base(bucket + 1) + u64::from(u16::from_le_bytes([pair[2], pair[3]]));
+        // Saturating: a damaged base fails the check below instead of wrapping.
+        let (lo_off, hi_off) = (
+            u16::from_le_bytes([pair[0], pair[1]]),
+            u16::from_le_bytes([pair[2], pair[3]]),
+        );
+        let lo = self.base(bucket).saturating_add(u64::from(lo_off));
+        let hi = self.base(bucket + 1).saturating_add(u64::from(hi_off));
         if lo > hi || hi > self.header.entries {
             return Err(bad_bounds(bucket));
         }
@@ -210,8 +216,8 @@ impl Compact {
     }
 
     /// The rest of [`Compact::lookup`]: the answer may lie outside the window, or the
-    /// candidate's count is in the overflow section (about 1% of lookups). Out of line, so the common
-    /// path stays short.
+    /// candidate's count is in the overflow section (about 1% of lookups). Out of line,
+    /// so the common path stays short.
     #[cold]
     #[inline(never)]
     fn lookup_beyond_window(
