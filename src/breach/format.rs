@@ -301,9 +301,7 @@ pub enum HeaderError {
     #[error("unknown index format version {0}")]
     Version(u32),
     /// An older format of a smaller tier, no longer read: rebuild from the exact index.
-    #[error(
-        "{0} index format version {1} is no longer read; rebuild it from the exact index (veilkit breach build --tier {0})"
-    )]
+    #[error("{0} index format version {1} is no longer read; rebuild it from the exact index")]
     Outdated(&'static str, u32),
     /// The header checksum failed.
     #[error("header checksum mismatch: the file is corrupted")]

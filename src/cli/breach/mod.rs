@@ -128,11 +128,25 @@ pub fn open_any(
     filter: Option<&std::path::Path>,
 ) -> anyhow::Result<crate::breach::tier::AnyIndex> {
     use super::report::HintExt;
+    use crate::breach::format::HeaderError;
     use crate::breach::tier::AnyIndex;
     use anyhow::Context;
-    let index = AnyIndex::open(path)
-        .with_context(|| path.display().to_string())
-        .hint(OPEN_HINT)?;
+    let index = match AnyIndex::open(path) {
+        Ok(index) => index,
+        Err(e) => {
+            let hint = match &e {
+                crate::breach::index::IndexError::Header(HeaderError::Outdated(tier, _)) => {
+                    format!(
+                        "rebuild it from the exact index it came from: `veilkit breach build --tier {tier} EXACT_INDEX -o NEW_FILE`"
+                    )
+                }
+                _ => OPEN_HINT.to_string(),
+            };
+            return Err(e)
+                .with_context(|| path.display().to_string())
+                .hint(hint);
+        }
+    };
     match filter {
         None => Ok(index),
         Some(f) => AnyIndex::filtered(index, f)
