@@ -97,7 +97,7 @@ impl Compact {
 
     /// A compact index held in memory (tests, fuzzing).
     pub fn from_slice(bytes: &[u8]) -> Result<Compact, IndexError> {
-        Compact::from_bytes(Bytes::owned(bytes), bytes.len() as u64)
+        Compact::from_bytes(Bytes::owned(bytes)?, bytes.len() as u64)
     }
 
     fn from_bytes(bytes: Bytes, len: u64) -> Result<Compact, IndexError> {

@@ -74,7 +74,7 @@ impl Filter {
 
     /// A filter held in memory (tests, fuzzing).
     pub fn from_slice(bytes: &[u8]) -> Result<Filter, IndexError> {
-        Filter::from_bytes(Bytes::owned(bytes), bytes.len() as u64)
+        Filter::from_bytes(Bytes::owned(bytes)?, bytes.len() as u64)
     }
 
     fn from_bytes(bytes: Bytes, len: u64) -> Result<Filter, IndexError> {

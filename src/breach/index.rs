@@ -80,7 +80,7 @@ impl Index {
     /// An index held in memory (tests, fuzzing).
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Index, IndexError> {
         let len = bytes.len() as u64;
-        Index::from_storage(Bytes::owned(&bytes), len)
+        Index::from_storage(Bytes::owned(&bytes)?, len)
     }
 
     fn from_storage(storage: Bytes, len: u64) -> Result<Index, IndexError> {

@@ -300,12 +300,11 @@ impl Bytes {
     }
 
     /// Holds a copy of `bytes` (tests, fuzzing).
-    pub(crate) fn owned(bytes: &[u8]) -> Bytes {
-        Bytes::fill(bytes.len(), |buf| {
+    pub(crate) fn owned(bytes: &[u8]) -> Result<Bytes, IndexError> {
+        Ok(Bytes::fill(bytes.len(), |buf| {
             buf.copy_from_slice(bytes);
             Ok(())
-        })
-        .expect("anonymous memory for a copy")
+        })?)
     }
 
     /// Anonymous memory of `len` bytes, written by `write`, then made read-only.
