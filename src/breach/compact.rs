@@ -180,7 +180,9 @@ impl Compact {
         (e >> COUNT_BITS, e & COUNT_IN_OVERFLOW)
     }
 
-    /// The entries of `bucket`, checked to lie in order inside the body.
+    /// The entries of `bucket`, checked to lie in order inside the body: `start(bucket)`
+    /// and `start(bucket + 1)`, with both offsets read through one 4-byte slice (one
+    /// bounds check on the hot path instead of two).
     #[inline]
     fn bounds(&self, bucket: u64) -> Result<(u64, u64), IndexError> {
         let at = self.offsets_off + bucket as usize * 2;
