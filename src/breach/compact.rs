@@ -608,12 +608,9 @@ fn table_len(b: u32, g: u32) -> u64 {
 /// The table section for bucket starts `starts` (`2^b + 1` of them): the most group
 /// bits, up to [`GROUP_BITS`], whose groups' offsets fit 16 bits (0 always does).
 fn encode_table(starts: &[u64], b: u32) -> (u32, Vec<u8>) {
-    let fits = |g: u32| {
-        starts
-            .iter()
-            .enumerate()
-            .all(|(k, &v)| v - starts[(k >> g) << g] <= u64::from(u16::MAX))
-    };
+    // Bucket k's offset from its group's first bucket, with 2^g buckets a group.
+    let offset = |k: usize, g: u32| starts[k] - starts[(k >> g) << g];
+    let fits = |g: u32| (0..starts.len()).all(|k| offset(k, g) <= u64::from(u16::MAX));
     let g = (0..=b.min(GROUP_BITS))
         .rev()
         .find(|&g| fits(g))
@@ -622,9 +619,8 @@ fn encode_table(starts: &[u64], b: u32) -> (u32, Vec<u8>) {
     for i in 0..group_count(b, g) {
         out.extend_from_slice(&starts[(i << g) as usize].to_le_bytes());
     }
-    for (k, &v) in starts.iter().enumerate() {
-        let off = v - starts[(k >> g) << g];
-        out.extend_from_slice(&(off as u16).to_le_bytes());
+    for k in 0..starts.len() {
+        out.extend_from_slice(&(offset(k, g) as u16).to_le_bytes());
     }
     out.resize(table_len(b, g) as usize, 0);
     (g, out)
