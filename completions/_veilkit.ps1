@@ -53,7 +53,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             break
         }
         'veilkit;keys' {
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -201,7 +201,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'The field separator for --field: one character, or `\t` [default: tab]')
             [CompletionResult]::new('--delimiter', '--delimiter', [CompletionResultType]::ParameterName, 'The field separator for --field: one character, or `\t` [default: tab]')
             [CompletionResult]::new('--nonce-field', '--nonce-field', [CompletionResultType]::ParameterName, 'With --field and a stored nonce: the field holding the nonce (read by encode, written by decode and by --random-nonce)')
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--stored-nonce', '--stored-nonce', [CompletionResultType]::ParameterName, 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected')
             [CompletionResult]::new('--keep-going', '--keep-going', [CompletionResultType]::ParameterName, 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)')
             [CompletionResult]::new('--random-nonce', '--random-nonce', [CompletionResultType]::ParameterName, 'Stored-nonce form with a fresh random nonce per id; prints `ID NONCE OPAQUE` (or, with --field, writes the nonce into --nonce-field). Store the nonce')
@@ -224,7 +224,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'The field separator for --field: one character, or `\t` [default: tab]')
             [CompletionResult]::new('--delimiter', '--delimiter', [CompletionResultType]::ParameterName, 'The field separator for --field: one character, or `\t` [default: tab]')
             [CompletionResult]::new('--nonce-field', '--nonce-field', [CompletionResultType]::ParameterName, 'With --field and a stored nonce: the field holding the nonce (read by encode, written by decode and by --random-nonce)')
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--key-id', '--key-id', [CompletionResultType]::ParameterName, 'The key that decodes stored-nonce aes128 and cycle-walk ids, which cannot name their key [default: the current key]')
             [CompletionResult]::new('--stored-nonce', '--stored-nonce', [CompletionResultType]::ParameterName, 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected')
             [CompletionResult]::new('--keep-going', '--keep-going', [CompletionResultType]::ParameterName, 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)')
@@ -247,7 +247,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'The field separator for --field: one character, or `\t` [default: tab]')
             [CompletionResult]::new('--delimiter', '--delimiter', [CompletionResultType]::ParameterName, 'The field separator for --field: one character, or `\t` [default: tab]')
             [CompletionResult]::new('--nonce-field', '--nonce-field', [CompletionResultType]::ParameterName, 'With --field and a stored nonce: the field holding the nonce (read by encode, written by decode and by --random-nonce)')
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--key-id', '--key-id', [CompletionResultType]::ParameterName, 'The key that made stored-nonce aes128 and cycle-walk ids, which cannot name their key [default: the current key]')
             [CompletionResult]::new('--stored-nonce', '--stored-nonce', [CompletionResultType]::ParameterName, 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected')
             [CompletionResult]::new('--keep-going', '--keep-going', [CompletionResultType]::ParameterName, 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)')
@@ -267,7 +267,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--machine-id', '--machine-id', [CompletionResultType]::ParameterName, 'This machine''s id, 0 to 511: every machine of a fleet needs its own')
             [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'The state file shared by the processes of this machine [default: $XDG_STATE_HOME/veilkit/nonce-state]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'How nonces are written')
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--decrypt', '--decrypt', [CompletionResultType]::ParameterName, 'Read encrypted nonces (in --format) from stdin and print the counter values they were made from')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
@@ -303,7 +303,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'The key field of CSV, TSV and JSON lines: a number from 1, or a name')
             [CompletionResult]::new('--key-field', '--key-field', [CompletionResultType]::ParameterName, 'The key field of CSV, TSV and JSON lines: a number from 1, or a name')
             [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'Page size in bytes: a power of two from 512 to 1048576')
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)')
             [CompletionResult]::new('--argon2-memory', '--argon2-memory', [CompletionResultType]::ParameterName, 'Argon2id memory of a new passphrase slot, in MiB (at most 1024)')
             [CompletionResult]::new('--argon2-passes', '--argon2-passes', [CompletionResultType]::ParameterName, 'Argon2id passes of a new passphrase slot (at most 10)')
@@ -322,7 +322,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
         'veilkit;records;open' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to OUT instead of standard output')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to OUT instead of standard output')
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Replace OUT if it exists')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace OUT if it exists')
@@ -338,7 +338,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
         'veilkit;records;get' {
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Fetch the N-th current record (from 1); repeatable')
             [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'Read keys from PATH, one per line (`-` for standard input)')
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)')
             [CompletionResult]::new('--header', '--header', [CompletionResultType]::ParameterName, 'Print the input''s header row first (CSV and TSV files)')
             [CompletionResult]::new('--passphrase', '--passphrase', [CompletionResultType]::ParameterName, 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)')
@@ -351,7 +351,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             break
         }
         'veilkit;records;append' {
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)')
             [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'CSV/TSV INPUT has no header row')
             [CompletionResult]::new('--passphrase', '--passphrase', [CompletionResultType]::ParameterName, 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)')
@@ -365,7 +365,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
         }
         'veilkit;records;delete' {
             [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'Read keys from PATH, one per line (`-` for standard input)')
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)')
             [CompletionResult]::new('--passphrase', '--passphrase', [CompletionResultType]::ParameterName, 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
@@ -380,7 +380,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--add-key-file', '--add-key-file', [CompletionResultType]::ParameterName, 'Add a slot for the current key of this key file')
             [CompletionResult]::new('--add-passphrase-file', '--add-passphrase-file', [CompletionResultType]::ParameterName, 'Add a slot for the passphrase on the first line of PATH')
             [CompletionResult]::new('--remove-key', '--remove-key', [CompletionResultType]::ParameterName, 'Remove the slots of keyring key ID; repeatable')
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)')
             [CompletionResult]::new('--argon2-memory', '--argon2-memory', [CompletionResultType]::ParameterName, 'Argon2id memory of a new passphrase slot, in MiB (at most 1024)')
             [CompletionResult]::new('--argon2-passes', '--argon2-passes', [CompletionResultType]::ParameterName, 'Argon2id passes of a new passphrase slot (at most 10)')
@@ -397,7 +397,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             break
         }
         'veilkit;records;verify' {
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)')
             [CompletionResult]::new('--passphrase', '--passphrase', [CompletionResultType]::ParameterName, 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
@@ -409,7 +409,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             break
         }
         'veilkit;records;info' {
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)')
             [CompletionResult]::new('--passphrase', '--passphrase', [CompletionResultType]::ParameterName, 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
@@ -427,7 +427,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--token-fields', '--token-fields', [CompletionResultType]::ParameterName, 'Columns with a NAME_token column after them')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'The input format [default: tsv for .tsv files, else csv]')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'A context (a table or tenant name) that separates the keys of different uses')
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'The input has no header row (columns are then numbers)')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Replace OUT if it exists')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace OUT if it exists')
@@ -446,7 +446,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--token-fields', '--token-fields', [CompletionResultType]::ParameterName, 'Columns with a NAME_token column after them')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'The input format [default: tsv for .tsv files, else csv]')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'A context (a table or tenant name) that separates the keys of different uses')
-            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'The input has no header row (columns are then numbers)')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Replace OUT if it exists')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace OUT if it exists')

@@ -48,7 +48,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --version 'Print version'
         }
         &'veilkit;keys'= {
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
             cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
             cand -h 'Print help (see more with ''--help'')'
@@ -185,7 +185,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand -d 'The field separator for --field: one character, or `\t` [default: tab]'
             cand --delimiter 'The field separator for --field: one character, or `\t` [default: tab]'
             cand --nonce-field 'With --field and a stored nonce: the field holding the nonce (read by encode, written by decode and by --random-nonce)'
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --stored-nonce 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected'
             cand --keep-going 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)'
             cand --random-nonce 'Stored-nonce form with a fresh random nonce per id; prints `ID NONCE OPAQUE` (or, with --field, writes the nonce into --nonce-field). Store the nonce'
@@ -207,7 +207,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand -d 'The field separator for --field: one character, or `\t` [default: tab]'
             cand --delimiter 'The field separator for --field: one character, or `\t` [default: tab]'
             cand --nonce-field 'With --field and a stored nonce: the field holding the nonce (read by encode, written by decode and by --random-nonce)'
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --key-id 'The key that decodes stored-nonce aes128 and cycle-walk ids, which cannot name their key [default: the current key]'
             cand --stored-nonce 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected'
             cand --keep-going 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)'
@@ -229,7 +229,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand -d 'The field separator for --field: one character, or `\t` [default: tab]'
             cand --delimiter 'The field separator for --field: one character, or `\t` [default: tab]'
             cand --nonce-field 'With --field and a stored nonce: the field holding the nonce (read by encode, written by decode and by --random-nonce)'
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --key-id 'The key that made stored-nonce aes128 and cycle-walk ids, which cannot name their key [default: the current key]'
             cand --stored-nonce 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected'
             cand --keep-going 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)'
@@ -248,7 +248,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --machine-id 'This machine''s id, 0 to 511: every machine of a fleet needs its own'
             cand --state 'The state file shared by the processes of this machine [default: $XDG_STATE_HOME/veilkit/nonce-state]'
             cand --format 'How nonces are written'
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --decrypt 'Read encrypted nonces (in --format) from stdin and print the counter values they were made from'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
             cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
@@ -282,7 +282,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand -k 'The key field of CSV, TSV and JSON lines: a number from 1, or a name'
             cand --key-field 'The key field of CSV, TSV and JSON lines: a number from 1, or a name'
             cand --page-size 'Page size in bytes: a power of two from 512 to 1048576'
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --passphrase-file 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)'
             cand --argon2-memory 'Argon2id memory of a new passphrase slot, in MiB (at most 1024)'
             cand --argon2-passes 'Argon2id passes of a new passphrase slot (at most 10)'
@@ -300,7 +300,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
         &'veilkit;records;open'= {
             cand -o 'Write to OUT instead of standard output'
             cand --output 'Write to OUT instead of standard output'
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --passphrase-file 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)'
             cand -f 'Replace OUT if it exists'
             cand --force 'Replace OUT if it exists'
@@ -315,7 +315,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
         &'veilkit;records;get'= {
             cand --record 'Fetch the N-th current record (from 1); repeatable'
             cand --keys 'Read keys from PATH, one per line (`-` for standard input)'
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --passphrase-file 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)'
             cand --header 'Print the input''s header row first (CSV and TSV files)'
             cand --passphrase 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
@@ -327,7 +327,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --version 'Print version'
         }
         &'veilkit;records;append'= {
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --passphrase-file 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)'
             cand --no-header 'CSV/TSV INPUT has no header row'
             cand --passphrase 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
@@ -340,7 +340,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
         }
         &'veilkit;records;delete'= {
             cand --keys 'Read keys from PATH, one per line (`-` for standard input)'
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --passphrase-file 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)'
             cand --passphrase 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
@@ -354,7 +354,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --add-key-file 'Add a slot for the current key of this key file'
             cand --add-passphrase-file 'Add a slot for the passphrase on the first line of PATH'
             cand --remove-key 'Remove the slots of keyring key ID; repeatable'
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --passphrase-file 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)'
             cand --argon2-memory 'Argon2id memory of a new passphrase slot, in MiB (at most 1024)'
             cand --argon2-passes 'Argon2id passes of a new passphrase slot (at most 10)'
@@ -370,7 +370,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --version 'Print version'
         }
         &'veilkit;records;verify'= {
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --passphrase-file 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)'
             cand --passphrase 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
@@ -381,7 +381,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --version 'Print version'
         }
         &'veilkit;records;info'= {
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --passphrase-file 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)'
             cand --passphrase 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
@@ -398,7 +398,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --token-fields 'Columns with a NAME_token column after them'
             cand --input-format 'The input format [default: tsv for .tsv files, else csv]'
             cand --context 'A context (a table or tenant name) that separates the keys of different uses'
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --no-header 'The input has no header row (columns are then numbers)'
             cand -f 'Replace OUT if it exists'
             cand --force 'Replace OUT if it exists'
@@ -416,7 +416,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --token-fields 'Columns with a NAME_token column after them'
             cand --input-format 'The input format [default: tsv for .tsv files, else csv]'
             cand --context 'A context (a table or tenant name) that separates the keys of different uses'
-            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
+            cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --no-header 'The input has no header row (columns are then numbers)'
             cand -f 'Replace OUT if it exists'
             cand --force 'Replace OUT if it exists'

@@ -42,7 +42,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s f -l force -d
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s V -l version -d 'Print version'
@@ -123,7 +123,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l clear-bit -d 
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l field -d 'Transform only field N of each line (counted from 1, as cut does); the rest of the line is left as it is' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -s d -l delimiter -d 'The field separator for --field: one character, or `\\t` [default: tab]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l nonce-field -d 'With --field and a stored nonce: the field holding the nonce (read by encode, written by decode and by --random-nonce)' -r
-complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l stored-nonce -d 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected'
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l keep-going -d 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l random-nonce -d 'Stored-nonce form with a fresh random nonce per id; prints `ID NONCE OPAQUE` (or, with --field, writes the nonce into --nonce-field). Store the nonce'
@@ -144,7 +144,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l clear-bit -d 
 complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l field -d 'Transform only field N of each line (counted from 1, as cut does); the rest of the line is left as it is' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -s d -l delimiter -d 'The field separator for --field: one character, or `\\t` [default: tab]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l nonce-field -d 'With --field and a stored nonce: the field holding the nonce (read by encode, written by decode and by --random-nonce)' -r
-complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l key-id -d 'The key that decodes stored-nonce aes128 and cycle-walk ids, which cannot name their key [default: the current key]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l stored-nonce -d 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected'
 complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l keep-going -d 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)'
@@ -165,7 +165,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l clear-bit -
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l field -d 'Transform only field N of each line (counted from 1, as cut does); the rest of the line is left as it is' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -s d -l delimiter -d 'The field separator for --field: one character, or `\\t` [default: tab]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l nonce-field -d 'With --field and a stored nonce: the field holding the nonce (read by encode, written by decode and by --random-nonce)' -r
-complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l key-id -d 'The key that made stored-nonce aes128 and cycle-walk ids, which cannot name their key [default: the current key]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l stored-nonce -d 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected'
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l keep-going -d 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)'
@@ -186,7 +186,7 @@ base64\t'RFC 4648 base64'
 base32\t'Crockford base32, lower case, fixed width'
 decimal\t'Decimal'
 binary\t'Raw big-endian bytes, back to back'"
-complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l decrypt -d 'Read encrypted nonces (in --format) from stdin and print the counter values they were made from'
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -211,7 +211,7 @@ tsv\t'Tab-separated values, no quoting'
 jsonl\t'JSON lines (one object per line)'"
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s k -l key-field -d 'The key field of CSV, TSV and JSON lines: a number from 1, or a name' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l page-size -d 'Page size in bytes: a power of two from 512 to 1048576' -r
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l argon2-memory -d 'Argon2id memory of a new passphrase slot, in MiB (at most 1024)' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l argon2-passes -d 'Argon2id passes of a new passphrase slot (at most 10)' -r
@@ -222,7 +222,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s o -l output -d 'Write to OUT instead of standard output' -r -F
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s f -l force -d 'Replace OUT if it exists'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
@@ -231,14 +231,14 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l record -d 'Fetch the N-th current record (from 1); repeatable' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l keys -d 'Read keys from PATH, one per line (`-` for standard input)' -r -F
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l header -d 'Print the input\'s header row first (CSV and TSV files)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l no-header -d 'CSV/TSV INPUT has no header row'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
@@ -246,7 +246,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l keys -d 'Read keys from PATH, one per line (`-` for standard input)' -r -F
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
@@ -255,7 +255,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l add-key-file -d 'Add a slot for the current key of this key file' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l add-passphrase-file -d 'Add a slot for the passphrase on the first line of PATH' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l remove-key -d 'Remove the slots of keyring key ID; repeatable' -r
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l argon2-memory -d 'Argon2id memory of a new passphrase slot, in MiB (at most 1024)' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l argon2-passes -d 'Argon2id passes of a new passphrase slot (at most 10)' -r
@@ -266,13 +266,13 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
@@ -284,7 +284,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l input-format -d 'The input format [default: tsv for .tsv files, else csv]' -r -f -a "csv\t'Comma-separated values with RFC 4180 quoting'
 tsv\t'Tab-separated values, no quoting'"
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l context -d 'A context (a table or tenant name) that separates the keys of different uses' -r
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l no-header -d 'The input has no header row (columns are then numbers)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s f -l force -d 'Replace OUT if it exists'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
@@ -296,7 +296,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l input-format -d 'The input format [default: tsv for .tsv files, else csv]' -r -f -a "csv\t'Comma-separated values with RFC 4180 quoting'
 tsv\t'Tab-separated values, no quoting'"
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l context -d 'A context (a table or tenant name) that separates the keys of different uses' -r
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l no-header -d 'The input has no header row (columns are then numbers)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s f -l force -d 'Replace OUT if it exists'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'

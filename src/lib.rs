@@ -10,6 +10,7 @@ pub mod bench;
 pub mod block;
 pub mod breach;
 pub mod cli;
+pub mod delimited;
 pub mod hex;
 pub mod ids;
 pub mod keys;

@@ -78,6 +78,12 @@ pub enum LineProblem {
         /// The previous record's line.
         previous: u64,
     },
+    /// A line longer than any dump line can be (endless input without line ends).
+    #[error(
+        "longer than {} (the limit of one line)",
+        crate::streams::size_text(crate::streams::LINE_CAP)
+    )]
+    TooLong,
 }
 
 /// Why a build failed.
@@ -479,7 +485,7 @@ impl Parser {
                     data = &data[nl + 1..];
                 }
                 None => {
-                    self.carry.extend_from_slice(data);
+                    self.carry_more(data)?;
                     if last {
                         let line = std::mem::take(&mut self.carry);
                         self.one(&line, w, lines)?;
@@ -500,8 +506,19 @@ impl Parser {
             pos = end + 1;
         }
         if !last {
-            self.carry.extend_from_slice(&data[complete..]);
+            self.carry_more(&data[complete..])?;
         }
+        Ok(())
+    }
+
+    /// Keeps the start of a line that goes on in the next chunk, within the line cap.
+    fn carry_more(&mut self, part: &[u8]) -> Result<(), BuildError> {
+        if self.carry.len() + part.len() > crate::streams::LINE_CAP {
+            self.carry = Vec::new();
+            self.line += 1;
+            return Err(self.fail(LineProblem::TooLong));
+        }
+        self.carry.extend_from_slice(part);
         Ok(())
     }
 

@@ -58,6 +58,9 @@ pub enum QueryError {
     /// The index is damaged.
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// A line longer than the cap.
+    #[error(transparent)]
+    TooLong(crate::streams::LineTooLong),
 }
 
 /// What a query did.
@@ -90,41 +93,29 @@ pub fn run(
     reader: &mut dyn Read,
     output: &mut dyn Write,
 ) -> Result<Summary, QueryError> {
-    let mut buf = vec![0u8; CHUNK * 2];
-    let mut len = 0;
-    let mut eof = false;
+    let mut blocks = crate::streams::LineBlocks::new(reader);
     let mut out: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
     let mut summary = Summary::default();
     let mut hashes: Vec<Wide> = Vec::with_capacity(BATCH);
     let mut counts: Vec<u64> = vec![0; BATCH];
+    let mut lines: Vec<(usize, usize)> = Vec::with_capacity(BATCH);
     let mut pending: Option<QueryError> = None;
-    while !eof {
-        if buf.len() - len < CHUNK {
-            buf.resize(buf.len() * 2, 0);
-        }
-        let n = loop {
-            match reader.read(&mut buf[len..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(QueryError::Read(e)),
+    while pending.is_none() {
+        let buf = match blocks.next_block() {
+            Ok(Some(b)) => b,
+            Ok(None) => break,
+            Err(crate::streams::BlockError::Read(e)) => return Err(QueryError::Read(e)),
+            Err(crate::streams::BlockError::TooLong(cap)) => {
+                pending = Some(QueryError::TooLong(crate::streams::LineTooLong {
+                    line: summary.lines + 1,
+                    cap,
+                }));
+                break;
             }
         };
-        len += n;
-        eof = n == 0;
-        let complete = if eof {
-            len
-        } else {
-            match memchr::memrchr(b'\n', &buf[..len]) {
-                Some(p) => p + 1,
-                None => continue,
-            }
-        };
-        let tail = (eof && complete > 0 && buf[complete - 1] != b'\n').then_some(complete);
+        let tail = (buf.last() != Some(&b'\n')).then_some(buf.len());
         let mut pos = 0;
-        let mut lines: Vec<(usize, usize)> = Vec::with_capacity(BATCH);
-        let mut ends = crate::streams::newlines(&buf[..complete])
-            .chain(tail)
-            .peekable();
+        let mut ends = crate::streams::newlines(buf).chain(tail).peekable();
         while ends.peek().is_some() && pending.is_none() {
             lines.clear();
             hashes.clear();
@@ -179,17 +170,13 @@ pub fn run(
                 out.clear();
             }
         }
-        if let Some(e) = pending {
-            output.write_all(&out).map_err(QueryError::Write)?;
-            output.flush().map_err(QueryError::Write)?;
-            return Err(e);
-        }
-        buf.copy_within(complete..len, 0);
-        len -= complete;
     }
     output.write_all(&out).map_err(QueryError::Write)?;
     output.flush().map_err(QueryError::Write)?;
-    Ok(summary)
+    match pending {
+        Some(e) => Err(e),
+        None => Ok(summary),
+    }
 }
 
 /// The hash a line stands for (for the embedded list, any value: it looks passwords up

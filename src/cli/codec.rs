@@ -247,6 +247,7 @@ pub fn run(args: &CodecArgs, prepared: Prepared, _global: Global) -> anyhow::Res
             &mut on_error,
         )
     } else {
+        super::output::take_stdin("the input")?;
         super::output::enlarge_pipe(0);
         let stdin = std::io::stdin();
         let mut lock = stdin.lock();
@@ -263,7 +264,9 @@ pub fn run(args: &CodecArgs, prepared: Prepared, _global: Global) -> anyhow::Res
         Ok(_) => Ok(Status::Success),
         Err(StreamError::Line(e)) => Err(anyhow::anyhow!("{}", describe(&e))),
         Err(e @ StreamError::Write(_)) => Err(anyhow::Error::new(e)).context("stdout"),
-        Err(e @ StreamError::Read(_)) => Err(anyhow::Error::new(e)).context(source),
+        Err(e @ (StreamError::Read(_) | StreamError::TooLong(_))) => {
+            Err(anyhow::Error::new(e)).context(source)
+        }
         Err(e) => Err(anyhow::Error::new(e)),
     }
 }

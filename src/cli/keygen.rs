@@ -72,6 +72,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             NewFile {
                 force: true,
                 secret: true,
+                stream: false,
             },
         )?;
         out.write_all(ring.to_text().as_bytes())
@@ -97,6 +98,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 NewFile {
                     force: args.force,
                     secret: true,
+                    stream: false,
                 },
             )
             .hint("choose another name, or pass --force to replace the file")?;

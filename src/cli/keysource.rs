@@ -14,8 +14,9 @@ pub const ENV_KEY: &str = "VEILKIT_KEY";
 /// Key options shared by every command that needs a key.
 #[derive(Debug, Clone, clap::Args)]
 pub struct KeyArgs {
-    /// Key file (a keyring made by `veilkit keygen`); `/dev/fd/N` reads an open descriptor.
-    /// Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself).
+    /// Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input,
+    /// `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then
+    /// $VEILKIT_KEY (the key text itself).
     #[arg(long, value_name = "PATH", help_heading = "Keys")]
     pub key_file: Option<PathBuf>,
 }
@@ -48,9 +49,9 @@ impl KeyArgs {
 
 /// Reads and parses a key file, warning when others may read it.
 pub fn load_file(path: &Path) -> anyhow::Result<Keyring> {
-    let shown = path.display().to_string();
-    let bytes =
-        zeroize::Zeroizing::new(std::fs::read(path).with_context(|| format!("key file {shown}"))?);
+    let shown = super::output::display_path(path);
+    let bytes = super::output::read_small(path, "the key (--key-file -)")
+        .with_context(|| format!("key file {shown}"))?;
     warn_if_exposed(path);
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| anyhow::anyhow!("key file {shown}: not a text file"))?;

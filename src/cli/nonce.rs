@@ -223,45 +223,70 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
 
 /// `--decrypt`: encrypted nonces on stdin to their counter form.
 fn decrypt(args: &Args, width: Width, format: Format) -> anyhow::Result<Status> {
+    const BATCH: usize = 4096;
     let cipher = NonceCipher::new(width, args.key.load()?.current());
-    let input = super::output::read_input(std::path::Path::new("-"))?;
-    let mut values = Vec::new();
-    if format == Format::Binary {
-        if input.len() % width.bytes() != 0 {
-            anyhow::bail!(
-                "stdin: {} bytes is not a whole number of {}-bit nonces",
-                input.len(),
-                width.bits()
-            );
+    let mut input = super::output::open_input(std::path::Path::new("-"))?;
+    let mut values: Vec<u128> = Vec::with_capacity(BATCH);
+    let mut buf = Vec::with_capacity(BATCH * 33);
+    let mut out: Box<dyn Write> = if format == Format::Binary {
+        Box::new(super::output::stdout_binary()?)
+    } else {
+        super::output::stdout_text()
+    };
+    // Decrypts and writes what is in `values` (a batch at a time: memory stays bounded
+    // however long the input).
+    let mut flush = |values: &mut Vec<u128>, out: &mut dyn Write| -> anyhow::Result<()> {
+        cipher.decrypt_many(values);
+        buf.clear();
+        for v in values.drain(..) {
+            format.write(width, v, &mut buf);
         }
-        for chunk in input.chunks_exact(width.bytes()) {
-            let mut b = [0u8; 16];
-            b[16 - width.bytes()..].copy_from_slice(chunk);
-            values.push(u128::from_be_bytes(b));
+        out.write_all(&buf).context("stdout")
+    };
+    if format == Format::Binary {
+        let mut chunk = vec![0u8; width.bytes() * BATCH];
+        let mut total = 0u64;
+        loop {
+            let mut got = 0;
+            while got < chunk.len() {
+                match input.read(&mut chunk[got..]) {
+                    Ok(0) => break,
+                    Ok(n) => got += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(anyhow::Error::new(e).context("stdin")),
+                }
+            }
+            total += got as u64;
+            if got % width.bytes() != 0 {
+                anyhow::bail!(
+                    "stdin: {total} bytes is not a whole number of {}-bit nonces",
+                    width.bits()
+                );
+            }
+            for c in chunk[..got].chunks_exact(width.bytes()) {
+                let mut b = [0u8; 16];
+                b[16 - width.bytes()..].copy_from_slice(c);
+                values.push(u128::from_be_bytes(b));
+            }
+            flush(&mut values, &mut out)?;
+            if got < chunk.len() {
+                break;
+            }
         }
     } else {
-        let mut lines = crate::streams::Lines::new(&input[..]);
+        let mut lines = crate::streams::Lines::new(input);
         while let Some((n, line)) = lines.next_line().context("stdin")? {
             let v = format
                 .parse(width, line)
                 .with_context(|| format!("stdin: line {n}"))
                 .hint("give the same --bits and --format as when the nonces were made")?;
             values.push(v);
+            if values.len() == BATCH {
+                flush(&mut values, &mut out)?;
+            }
         }
+        flush(&mut values, &mut out)?;
     }
-    cipher.decrypt_many(&mut values);
-    let mut buf = Vec::with_capacity(values.len() * 33);
-    for v in values {
-        format.write(width, v, &mut buf);
-    }
-    if format == Format::Binary {
-        let mut out = super::output::stdout_binary()?;
-        out.write_all(&buf).context("stdout")?;
-        out.flush().context("stdout")?;
-    } else {
-        let mut out = super::output::stdout_text();
-        out.write_all(&buf).context("stdout")?;
-        out.flush().context("stdout")?;
-    }
+    out.flush().context("stdout")?;
     Ok(Status::Success)
 }

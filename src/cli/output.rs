@@ -3,11 +3,11 @@
 //! terminal's stderr.
 
 use crate::progress::Progress;
-use crate::streams::{AtomicFile, AtomicOptions};
+use crate::streams::{AtomicFile, AtomicOptions, Special};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, LineWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, LineWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// Capacity of the buffers on stdin and stdout when they are not terminals.
@@ -90,9 +90,32 @@ pub fn stdout_binary() -> anyhow::Result<BinaryOut<BufWriter<io::StdoutLock<'sta
     )))
 }
 
+/// What standard input was taken for, once a command has read it: one stream cannot
+/// hold a key and the data too.
+static STDIN_TAKEN: std::sync::Mutex<Option<&'static str>> = std::sync::Mutex::new(None);
+
+/// Takes standard input for `what` (`"the input"`, `"the key (--key-file -)"`); fails
+/// when it was already taken for something else.
+pub fn take_stdin(what: &'static str) -> anyhow::Result<()> {
+    let mut taken = STDIN_TAKEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match *taken {
+        Some(before) if before != what => Err(super::report::hinted(
+            format!("stdin: cannot hold {what}: it already holds {before}"),
+            "give one of them in a file (or as /dev/fd/N from another descriptor)",
+        )),
+        _ => {
+            *taken = Some(what);
+            Ok(())
+        }
+    }
+}
+
 /// Opens an input: `-` is standard input (locked and buffered), anything else a file.
 pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
     if is_stdio(path) {
+        take_stdin("the input")?;
         enlarge_pipe(0);
         Ok(Box::new(BufReader::with_capacity(
             STREAM_BUFFER,
@@ -104,13 +127,57 @@ pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
     }
 }
 
-/// Reads a whole input (`-` for stdin).
+/// Reads a whole input (`-` for stdin) whose lines are at most [`LINE_CAP`] bytes: a
+/// longer line stops the read at once (`line N: longer than 1 MiB`), so that endless
+/// input without line ends costs bounded memory.
+///
+/// [`LINE_CAP`]: crate::streams::LINE_CAP
 pub fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {
+    let mut input = open_input(path)?;
     let mut buf = Vec::new();
-    open_input(path)?
-        .read_to_end(&mut buf)
-        .with_context(|| display_path(path))?;
+    let mut line = 1u64;
+    // Where the line being read started.
+    let mut line_start = 0usize;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(anyhow::Error::new(e).context(display_path(path))),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        let n = chunk.len();
+        let at = buf.len();
+        buf.extend_from_slice(chunk);
+        input.consume(n);
+        for nl in memchr::memchr_iter(b'\n', &buf[at..]) {
+            line += 1;
+            line_start = at + nl + 1;
+        }
+        if buf.len() - line_start > crate::streams::LINE_CAP {
+            let e = crate::streams::LineTooLong {
+                line,
+                cap: crate::streams::LINE_CAP,
+            };
+            return Err(anyhow::Error::new(e).context(display_path(path)));
+        }
+    }
     Ok(buf)
+}
+
+/// Reads a small secret or state file (a key, a passphrase) within
+/// [`SMALL_FILE_CAP`](crate::streams::SMALL_FILE_CAP); `-` reads standard input, taken
+/// for `what`. The bytes are wiped when dropped.
+pub fn read_small(path: &Path, what: &'static str) -> io::Result<zeroize::Zeroizing<Vec<u8>>> {
+    let cap = crate::streams::SMALL_FILE_CAP;
+    let bytes = if is_stdio(path) {
+        take_stdin(what).map_err(|e| io::Error::other(format!("{e:#}")))?;
+        crate::streams::read_capped(&mut io::stdin().lock(), cap)?
+    } else {
+        crate::streams::read_capped(&mut File::open(path)?, cap)?
+    };
+    Ok(zeroize::Zeroizing::new(bytes))
 }
 
 /// True for the path `-`.
@@ -134,6 +201,9 @@ pub struct NewFile {
     pub force: bool,
     /// Create it readable by the owner only (0600): for keys and anything secret.
     pub secret: bool,
+    /// Streamed output: a character device or a pipe at the path is written into (`-o
+    /// /dev/null`, `-o /dev/stdout`) instead of refused.
+    pub stream: bool,
 }
 
 /// Starts an atomic output file, refusing to overwrite without `--force` and refusing
@@ -149,6 +219,11 @@ pub fn create_output(path: &Path, inputs: &[&Path], opts: NewFile) -> anyhow::Re
     let options = AtomicOptions {
         overwrite: opts.force,
         mode: if opts.secret { 0o600 } else { 0o644 },
+        special: if opts.stream {
+            Special::WriteInto
+        } else {
+            Special::Refuse
+        },
     };
     AtomicFile::create(path, options).with_context(|| display_path(path))
 }
@@ -167,7 +242,14 @@ impl Destination {
         match path {
             None => Ok(Destination::Stdout),
             Some(p) if is_stdio(p) => Ok(Destination::Stdout),
-            Some(p) => Ok(Destination::File(create_output(p, inputs, opts)?)),
+            Some(p) => Ok(Destination::File(create_output(
+                p,
+                inputs,
+                NewFile {
+                    stream: true,
+                    ..opts
+                },
+            )?)),
         }
     }
 }

@@ -66,6 +66,9 @@ pub enum StreamError {
     /// The random generator failed.
     #[error("cannot draw random nonces: {0}")]
     Random(String),
+    /// A line longer than the cap (not skipped by `keep_going`: it is not held).
+    #[error(transparent)]
+    TooLong(crate::streams::LineTooLong),
 }
 
 /// What a stream did.
@@ -241,9 +244,7 @@ pub fn run(
     output: &mut dyn Write,
     on_error: &mut dyn FnMut(&LineError),
 ) -> Result<Summary, StreamError> {
-    // `buf[..len]` holds unread input; the buffer is zeroed once and then reused.
-    let mut buf: Vec<u8> = vec![0; READ_CHUNK * 2];
-    let mut len = 0;
+    let mut blocks = crate::streams::LineBlocks::new(input);
     let mut out = Out::new();
     let mut batch = Batch {
         recs: Vec::with_capacity(BATCH),
@@ -255,34 +256,24 @@ pub fn run(
         first_line: 1,
     };
     let mut summary = Summary::default();
-    let mut eof = false;
-    while !eof {
-        if buf.len() - len < READ_CHUNK {
-            // A line longer than the buffer: grow it.
-            buf.resize(buf.len() * 2, 0);
-        }
-        let n = loop {
-            match input.read(&mut buf[len..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(StreamError::Read(e)),
-            }
-        };
-        len += n;
-        if n == 0 {
-            eof = true;
-        }
-        let complete = if eof {
-            len
-        } else {
-            match memchr::memrchr(b'\n', &buf[..len]) {
-                Some(p) => p + 1,
-                None => continue,
+    loop {
+        let buf = match blocks.next_block() {
+            Ok(Some(b)) => b,
+            Ok(None) => break,
+            Err(crate::streams::BlockError::Read(e)) => return Err(StreamError::Read(e)),
+            Err(crate::streams::BlockError::TooLong(cap)) => {
+                // The lines before it are answered first, as for any bad line.
+                out.flush_to(output)?;
+                output.flush().map_err(StreamError::Write)?;
+                return Err(StreamError::TooLong(crate::streams::LineTooLong {
+                    line: summary.lines + 1,
+                    cap,
+                }));
             }
         };
         let mut pos = 0;
-        let unterminated = (eof && complete > 0 && buf[complete - 1] != b'\n').then_some(complete);
-        for end in crate::streams::newlines(&buf[..complete]).chain(unterminated) {
+        let unterminated = (!buf.is_empty() && buf[buf.len() - 1] != b'\n').then_some(buf.len());
+        for end in crate::streams::newlines(buf).chain(unterminated) {
             let (line_end, cr) = if end > pos && buf[end - 1] == b'\r' {
                 (end - 1, true)
             } else {
@@ -299,7 +290,7 @@ pub fn run(
                 process(
                     codec,
                     opts,
-                    &buf,
+                    buf,
                     &mut batch,
                     &mut out,
                     output,
@@ -312,7 +303,7 @@ pub fn run(
             process(
                 codec,
                 opts,
-                &buf,
+                buf,
                 &mut batch,
                 &mut out,
                 output,
@@ -320,8 +311,6 @@ pub fn run(
                 &mut summary,
             )?;
         }
-        buf.copy_within(complete..len, 0);
-        len -= complete;
         if out.len() >= READ_CHUNK {
             out.flush_to(output)?;
         }

@@ -138,9 +138,38 @@ pub enum NonceError {
     /// A machine id out of range.
     #[error("machine id {0} is out of range (0 to {MAX_MACHINE})")]
     Machine(u32),
+    /// A state line that is well formed but impossible (a mark past the width's last
+    /// counter, a second line for the same machine and width, an unknown width).
+    #[error("state file {path}: line {line}: {why}")]
+    StateLine {
+        /// Its path.
+        path: String,
+        /// The line.
+        line: usize,
+        /// What is wrong with it.
+        why: &'static str,
+    },
     /// The 42-bit timestamp is exhausted (the year 2164) or the clock is before 2025.
     #[error("the clock is outside the nonce epoch (2025 to 2164)")]
     Epoch,
+    /// Fewer counter values are left for the machine id and width than were asked for.
+    #[error("{}", exhausted_text(*.machine, *.bits, *.left))]
+    Exhausted {
+        /// The machine id.
+        machine: u32,
+        /// The width in bits.
+        bits: u32,
+        /// Values left.
+        left: u128,
+    },
+}
+
+fn exhausted_text(machine: u32, bits: u32, left: u128) -> String {
+    if left == 0 {
+        format!("machine id {machine} has used every {bits}-bit value: its counter is exhausted")
+    } else {
+        format!("machine id {machine} has only {left} {bits}-bit values left, fewer than asked for")
+    }
 }
 
 /// Time, injectable for tests.
@@ -228,20 +257,31 @@ pub struct MemoryReserve {
 
 /// The start of a new reservation after `last`, and its mark.
 pub(crate) fn next_range(
+    machine: u32,
     last: Option<Mark>,
     width: Width,
     want: u128,
     floor: u128,
     now_ts: u64,
 ) -> Result<(u128, Mark), NonceError> {
+    if floor > width.max_c() {
+        return Err(NonceError::Epoch);
+    }
+    let exhausted = |left: u128| NonceError::Exhausted {
+        machine,
+        bits: width.bits(),
+        left,
+    };
     let start = match last {
+        Some(m) if m.highest >= width.max_c() => return Err(exhausted(0)),
         Some(m) => floor.max(m.highest + 1),
         None => floor,
     };
-    let end = start
-        .checked_add(want.max(1) - 1)
-        .filter(|&e| e <= width.max_c())
-        .ok_or(NonceError::Epoch)?;
+    let left = width.max_c() - start + 1;
+    if want.max(1) > left {
+        return Err(exhausted(left));
+    }
+    let end = start + (want.max(1) - 1);
     let at_ts = last.map_or(now_ts, |m| m.at_ts.max(now_ts));
     Ok((
         start,
@@ -262,7 +302,7 @@ impl Reserve for MemoryReserve {
         now_ts: u64,
     ) -> Result<u128, NonceError> {
         let last = self.marks.get(&(machine, width)).copied();
-        let (start, mark) = next_range(last, width, want, floor, now_ts)?;
+        let (start, mark) = next_range(machine, last, width, want, floor, now_ts)?;
         self.marks.insert((machine, width), mark);
         Ok(start)
     }

@@ -49,6 +49,12 @@ impl StateFile {
     }
 
     fn lock(&self) -> Result<File, NonceError> {
+        // Before anything is created beside it (`FILE.lock`): a device or pipe named as
+        // the state file is refused, never replaced.
+        match fs::metadata(&self.path) {
+            Ok(m) if !m.is_file() => return Err(self.err(not_regular())),
+            _ => {}
+        }
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             create_private_dir(dir).map_err(|e| self.err(e))?;
         }
@@ -67,15 +73,35 @@ impl StateFile {
     }
 
     fn read(&self) -> Result<BTreeMap<(u32, u32), Mark>, NonceError> {
-        let text = match fs::read_to_string(&self.path) {
-            Ok(t) => t,
+        // Non-blocking: opening a named pipe for reading would otherwise wait for a
+        // writer before the check below could refuse it.
+        let mut opts = OpenOptions::new();
+        opts.read(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.custom_flags(libc::O_NONBLOCK);
+        }
+        let bytes = match opts.open(&self.path) {
+            Ok(mut f) => {
+                refuse_special(&f).map_err(|e| self.err(e))?;
+                crate::streams::read_capped(&mut f, crate::streams::SMALL_FILE_CAP)
+                    .map_err(|e| self.err(e))?
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
             Err(e) => return Err(self.err(e)),
         };
+        let path = self.path.display().to_string();
         let bad = |line| NonceError::StateFormat {
-            path: self.path.display().to_string(),
+            path: path.clone(),
             line,
         };
+        let impossible = |line, why| NonceError::StateLine {
+            path: path.clone(),
+            line,
+            why,
+        };
+        let text = std::str::from_utf8(&bytes).map_err(|_| bad(1))?;
         let mut map = BTreeMap::new();
         for (i, line) in text.lines().enumerate() {
             if i == 0 {
@@ -88,18 +114,38 @@ impl StateFile {
                 continue;
             }
             let f: Vec<&str> = line.split_whitespace().collect();
-            let parsed = (f.len() == 4)
+            // MACHINE WIDTH C [CLOCK]: the clock mark is optional (none: 0).
+            let parsed = matches!(f.len(), 3 | 4)
                 .then(|| {
                     Some((
                         f[0].parse::<u32>().ok()?,
                         f[1].parse::<u32>().ok()?,
                         f[2].parse::<u128>().ok()?,
-                        f[3].parse::<u64>().ok()?,
+                        match f.get(3) {
+                            Some(t) => t.parse::<u64>().ok()?,
+                            None => 0,
+                        },
                     ))
                 })
                 .flatten();
             let (m, w, highest, at_ts) = parsed.ok_or_else(|| bad(i + 1))?;
-            map.insert((m, w), Mark { highest, at_ts });
+            if m > super::MAX_MACHINE {
+                return Err(impossible(i + 1, "machine id above 511"));
+            }
+            let width = Width::from_bits(w)
+                .ok_or_else(|| impossible(i + 1, "width is not 64, 96 or 128"))?;
+            if highest > width.max_c() {
+                return Err(impossible(
+                    i + 1,
+                    "counter above the largest of its width (a damaged or foreign file)",
+                ));
+            }
+            if map.insert((m, w), Mark { highest, at_ts }).is_some() {
+                return Err(impossible(
+                    i + 1,
+                    "a second line for the same machine id and width",
+                ));
+            }
         }
         Ok(map)
     }
@@ -113,6 +159,7 @@ impl StateFile {
         let opts = AtomicOptions {
             overwrite: true,
             mode: 0o600,
+            special: crate::streams::Special::Refuse,
         };
         let io = |e: crate::streams::OutputError| match e {
             crate::streams::OutputError::Io(e) => self.err(e),
@@ -122,6 +169,23 @@ impl StateFile {
         f.write_all(text.as_bytes()).map_err(|e| self.err(e))?;
         f.commit().map_err(io)
     }
+}
+
+/// Fails when `f` is not a regular file: a state file is replaced by rename, which
+/// must never happen to a device, a pipe or a socket (`--state /dev/null` as root once
+/// replaced the system's /dev/null).
+fn refuse_special(f: &File) -> std::io::Result<()> {
+    let kind = f.metadata()?.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    Err(not_regular())
+}
+
+fn not_regular() -> std::io::Error {
+    std::io::Error::other(
+        "not a regular file (a device, pipe or directory): a state file must be a file of its own",
+    )
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
@@ -150,7 +214,8 @@ impl Reserve for StateFile {
         let _lock = self.lock()?;
         let mut map = self.read()?;
         let key = (machine, width.bits());
-        let (start, mark) = next_range(map.get(&key).copied(), width, want, floor, now_ts)?;
+        let (start, mark) =
+            next_range(machine, map.get(&key).copied(), width, want, floor, now_ts)?;
         map.insert(key, mark);
         // Durable before any value of the range is issued: a crash wastes, never reuses.
         self.write(&map)?;

@@ -1,6 +1,7 @@
 //! Field-level encryption of CSV/TSV streams, with keyed lookup tokens
 //! (`docs/RECORDS-FORMAT.md`, last section).
 
+use crate::delimited::{Dialect, ReadError, Reader, Row, write_field};
 use crate::keys::Keyring;
 use aes_gcm_siv::Aes256GcmSiv;
 use aes_gcm_siv::aead::{AeadInOut, KeyInit};
@@ -50,14 +51,9 @@ pub struct Options {
 /// What went wrong. Never carries a value.
 #[derive(Debug, thiserror::Error)]
 pub enum FieldError {
-    /// Malformed CSV/TSV.
-    #[error("line {line}: not valid {format}")]
-    Syntax {
-        /// The line.
-        line: u64,
-        /// CSV or TSV.
-        format: &'static str,
-    },
+    /// Malformed CSV/TSV (or a record beyond the cap).
+    #[error(transparent)]
+    Syntax(ReadError),
     /// A field not in the header or the row.
     #[error("line {line}: has no field {field}")]
     NoField {
@@ -94,6 +90,15 @@ pub enum FieldError {
     /// Reading or writing failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
+}
+
+impl From<ReadError> for FieldError {
+    fn from(e: ReadError) -> Self {
+        match e {
+            ReadError::Io(io) => FieldError::Io(io),
+            other => FieldError::Syntax(other),
+        }
+    }
 }
 
 /// Decryption plan: fields to decrypt, token fields, column names.
@@ -148,14 +153,14 @@ fn token(k: &FieldKeys, value: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(&m.finalize().into_bytes()[..16])
 }
 
-fn column_name(header: Option<&csv::ByteRecord>, i: usize) -> Vec<u8> {
+fn column_name(header: Option<&[Vec<u8>]>, i: usize) -> Vec<u8> {
     match header.and_then(|h| h.get(i)) {
-        Some(name) => name.to_vec(),
+        Some(name) => name.clone(),
         None => (i + 1).to_string().into_bytes(),
     }
 }
 
-fn resolve(fields: &[Field], header: Option<&csv::ByteRecord>) -> Result<Vec<usize>, FieldError> {
+fn resolve(fields: &[Field], header: Option<&[Vec<u8>]>) -> Result<Vec<usize>, FieldError> {
     fields
         .iter()
         .map(|f| match f {
@@ -172,37 +177,24 @@ fn resolve(fields: &[Field], header: Option<&csv::ByteRecord>) -> Result<Vec<usi
         .collect()
 }
 
-fn reader<'a>(opts: &Options, input: &'a mut dyn Read) -> csv::Reader<&'a mut dyn Read> {
-    csv::ReaderBuilder::new()
-        .delimiter(opts.delimiter)
-        .has_headers(false)
-        .flexible(true)
-        .quoting(opts.delimiter == b',')
-        .from_reader(input)
+fn dialect(opts: &Options) -> Dialect {
+    Dialect {
+        delimiter: opts.delimiter,
+        quoting: opts.delimiter == b',',
+    }
 }
 
-fn writer<'a>(opts: &Options, output: &'a mut dyn Write) -> csv::Writer<&'a mut dyn Write> {
-    csv::WriterBuilder::new()
-        .delimiter(opts.delimiter)
-        .quote_style(if opts.delimiter == b',' {
-            csv::QuoteStyle::Necessary
-        } else {
-            csv::QuoteStyle::Never
-        })
-        .from_writer(output)
-}
-
-fn syntax(opts: &Options, e: &csv::Error) -> FieldError {
-    if let csv::ErrorKind::Io(io) = e.kind() {
-        return FieldError::Io(std::io::Error::new(io.kind(), io.to_string()));
-    }
-    FieldError::Syntax {
-        line: e.position().map_or(0, |p| p.line()),
-        format: if opts.delimiter == b',' { "CSV" } else { "TSV" },
-    }
+/// The values of a row's fields.
+fn row_values(row: &Row<'_>) -> Vec<Vec<u8>> {
+    row.fields
+        .iter()
+        .map(|f| f.value(row.bytes).into_owned())
+        .collect()
 }
 
 /// Encrypts the chosen fields of every row (the header row gets `NAME_token` columns).
+/// Every other field is written exactly as it was, quotes included, and each row keeps
+/// its line end; a row is written only once it has been read whole and parsed.
 /// Returns the rows written (header excluded).
 pub fn encrypt(
     ring: &Keyring,
@@ -210,33 +202,38 @@ pub fn encrypt(
     input: &mut dyn Read,
     output: &mut dyn Write,
 ) -> Result<u64, FieldError> {
+    let d = dialect(opts);
     let keys = field_keys(ring.current(), &opts.context);
-    let mut rdr = reader(opts, input);
-    let mut w = writer(opts, output);
-    let mut rec = csv::ByteRecord::new();
-    let mut header: Option<csv::ByteRecord> = None;
+    let mut rdr = Reader::new(input, d);
+    let mut header: Option<Vec<Vec<u8>>> = None;
     let mut chosen: Option<(Vec<usize>, Vec<usize>)> = None;
     let mut rows = 0u64;
-    let mut out = csv::ByteRecord::new();
-    while rdr
-        .read_byte_record(&mut rec)
-        .map_err(|e| syntax(opts, &e))?
-    {
-        let line = rec.position().map_or(0, |p| p.line());
+    let mut out: Vec<u8> = Vec::with_capacity(1 << 16);
+    while let Some(row) = rdr.next_row()? {
+        if row.record.body_end == 0 {
+            // An empty line holds no fields to encrypt: it passes through.
+            out.extend_from_slice(row.bytes);
+            continue;
+        }
         if opts.header && header.is_none() {
-            header = Some(rec.clone());
+            let names = row_values(&row);
             let (f, t) = (
-                resolve(&opts.fields, header.as_ref())?,
-                resolve(&opts.token_fields, header.as_ref())?,
+                resolve(&opts.fields, Some(&names))?,
+                resolve(&opts.token_fields, Some(&names))?,
             );
-            out.clear();
-            for (i, name) in rec.iter().enumerate() {
-                out.push_field(name);
+            for (i, field) in row.fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(d.delimiter);
+                }
+                out.extend_from_slice(field.raw(row.bytes));
                 if t.contains(&i) {
-                    out.push_field(&[name, b"_token"].concat());
+                    out.push(d.delimiter);
+                    let name = [&names[i][..], b"_token"].concat();
+                    write_field(&mut out, &name, d);
                 }
             }
-            w.write_byte_record(&out).map_err(|e| syntax(opts, &e))?;
+            out.extend_from_slice(row.line_end());
+            header = Some(names);
             chosen = Some((f, t));
             continue;
         }
@@ -248,67 +245,80 @@ pub fn encrypt(
         }
         let (f, t) = chosen.as_ref().expect("set above");
         for &i in f.iter().chain(t) {
-            if rec.get(i).is_none() {
+            if i >= row.fields.len() {
                 return Err(FieldError::NoField {
-                    line,
+                    line: row.line,
                     field: (i + 1).to_string(),
                 });
             }
         }
-        out.clear();
-        for (i, value) in rec.iter().enumerate() {
+        for (i, field) in row.fields.iter().enumerate() {
+            if i > 0 {
+                out.push(d.delimiter);
+            }
+            let value = field.value(row.bytes);
             if f.contains(&i) {
-                out.push_field(seal(&keys, &column_name(header.as_ref(), i), value)?.as_bytes());
+                let name = column_name(header.as_deref(), i);
+                write_field(&mut out, seal(&keys, &name, &value)?.as_bytes(), d);
             } else {
-                out.push_field(value);
+                out.extend_from_slice(field.raw(row.bytes));
             }
             if t.contains(&i) {
-                out.push_field(token(&keys, value).as_bytes());
+                out.push(d.delimiter);
+                out.extend_from_slice(token(&keys, &value).as_bytes());
             }
         }
-        w.write_byte_record(&out).map_err(|e| syntax(opts, &e))?;
+        out.extend_from_slice(row.line_end());
         rows += 1;
+        if out.len() >= 1 << 16 {
+            output.write_all(&out)?;
+            out.clear();
+        }
     }
-    w.flush()?;
+    output.write_all(&out)?;
+    output.flush()?;
     Ok(rows)
 }
 
-/// Decrypts the chosen fields and drops the token columns of `token_fields`.
+/// Decrypts the chosen fields and drops the token columns of `token_fields`. Every
+/// other field is written exactly as it was.
 pub fn decrypt(
     ring: &Keyring,
     opts: &Options,
     input: &mut dyn Read,
     output: &mut dyn Write,
 ) -> Result<u64, FieldError> {
-    let mut rdr = reader(opts, input);
-    let mut w = writer(opts, output);
-    let mut rec = csv::ByteRecord::new();
+    let d = dialect(opts);
+    let mut rdr = Reader::new(input, d);
     let mut plan: Option<Plan> = None;
     let mut keys: Vec<Option<FieldKeys>> = (0..64).map(|_| None).collect();
     let mut rows = 0u64;
-    let mut out = csv::ByteRecord::new();
-    while rdr
-        .read_byte_record(&mut rec)
-        .map_err(|e| syntax(opts, &e))?
-    {
-        let line = rec.position().map_or(0, |p| p.line());
+    let mut out: Vec<u8> = Vec::with_capacity(1 << 16);
+    while let Some(row) = rdr.next_row()? {
+        let line = row.line;
+        if row.record.body_end == 0 {
+            out.extend_from_slice(row.bytes);
+            continue;
+        }
         if plan.is_none() {
             if opts.header {
                 // The original header: each token column `NAME_token` right after a
                 // token field NAME is dropped.
-                let mut original = csv::ByteRecord::new();
-                let cols: Vec<&[u8]> = rec.iter().collect();
+                let cols = row_values(&row);
+                let mut original: Vec<Vec<u8>> = Vec::new();
+                let mut kept_raw: Vec<&[u8]> = Vec::new();
                 let mut j = 0;
                 while j < cols.len() {
                     let i = original.len();
-                    original.push_field(cols[j]);
+                    original.push(cols[j].clone());
+                    kept_raw.push(row.fields[j].raw(row.bytes));
                     let is_token_field = opts.token_fields.iter().any(|f| match f {
-                        Field::Name(n) => n.as_bytes() == cols[j],
+                        Field::Name(n) => n.as_bytes() == cols[j].as_slice(),
                         Field::Number(n) => *n == i + 1,
                     });
                     let next_is_token = cols
                         .get(j + 1)
-                        .is_some_and(|c| *c == [cols[j], b"_token"].concat().as_slice());
+                        .is_some_and(|c| *c == [&cols[j][..], b"_token"].concat());
                     j += if is_token_field && next_is_token {
                         2
                     } else {
@@ -317,39 +327,38 @@ pub fn decrypt(
                 }
                 let f = resolve(&opts.fields, Some(&original))?;
                 let t = resolve(&opts.token_fields, Some(&original))?;
-                let names: Vec<Vec<u8>> = original.iter().map(<[u8]>::to_vec).collect();
-                w.write_byte_record(&original)
-                    .map_err(|e| syntax(opts, &e))?;
-                plan = Some((f, t, names));
+                out.extend_from_slice(&kept_raw.join(&d.delimiter));
+                out.extend_from_slice(row.line_end());
+                plan = Some((f, t, original));
                 continue;
             }
             let f = resolve(&opts.fields, None)?;
             let t = resolve(&opts.token_fields, None)?;
-            let width = rec.len().saturating_sub(t.len());
+            let width = row.fields.len().saturating_sub(t.len());
             plan = Some((f, t, (0..width).map(|i| column_name(None, i)).collect()));
         }
         let (f, t, names) = plan.as_ref().expect("set above");
-        out.clear();
         let mut src = 0usize;
         for (i, name) in names.iter().enumerate() {
-            let value = rec.get(src).ok_or_else(|| FieldError::NoField {
+            let field = row.fields.get(src).ok_or_else(|| FieldError::NoField {
                 line,
                 field: (i + 1).to_string(),
             })?;
             src += 1;
+            if i > 0 {
+                out.push(d.delimiter);
+            }
             if f.contains(&i) {
                 let column = String::from_utf8_lossy(name).into_owned();
+                let bad = || FieldError::Decrypt {
+                    line,
+                    field: format!("{column:?}"),
+                };
                 let raw = URL_SAFE_NO_PAD
-                    .decode(value)
-                    .map_err(|_| FieldError::Decrypt {
-                        line,
-                        field: format!("{column:?}"),
-                    })?;
+                    .decode(field.value(row.bytes))
+                    .map_err(|_| bad())?;
                 if raw.len() < 29 || raw[0] & 0xc0 != FORMAT_1 {
-                    return Err(FieldError::Decrypt {
-                        line,
-                        field: format!("{column:?}"),
-                    });
+                    return Err(bad());
                 }
                 let bits = u32::from(raw[0] & 0x3f);
                 if keys[bits as usize].is_none() {
@@ -372,25 +381,28 @@ pub fn decrypt(
                         buf.as_mut_slice().into(),
                         &tag.into(),
                     )
-                    .map_err(|_| FieldError::Decrypt {
-                        line,
-                        field: format!("{column:?}"),
-                    })?;
-                out.push_field(&buf);
+                    .map_err(|_| bad())?;
+                write_field(&mut out, &buf, d);
             } else {
-                out.push_field(value);
+                out.extend_from_slice(field.raw(row.bytes));
             }
             if t.contains(&i) {
                 src += 1;
             }
         }
         // Fields past the header's width pass through.
-        for extra in rec.iter().skip(src) {
-            out.push_field(extra);
+        for extra in row.fields.iter().skip(src) {
+            out.push(d.delimiter);
+            out.extend_from_slice(extra.raw(row.bytes));
         }
-        w.write_byte_record(&out).map_err(|e| syntax(opts, &e))?;
+        out.extend_from_slice(row.line_end());
         rows += 1;
+        if out.len() >= 1 << 16 {
+            output.write_all(&out)?;
+            out.clear();
+        }
     }
-    w.flush()?;
+    output.write_all(&out)?;
+    output.flush()?;
     Ok(rows)
 }

@@ -4,6 +4,7 @@
 
 use super::format::InputFormat;
 use super::{InputRecord, KeyPlace, RecordsError};
+use crate::delimited::{DelimitedError, Dialect, Field, split_record};
 
 /// Which field holds the key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,23 +33,18 @@ impl KeyField {
     }
 }
 
-enum Mode<'a> {
+enum Mode {
     Lines {
         next: u64,
     },
     Jsonl {
         name: String,
     },
-    /// Delimited input without quoting (TSV, or CSV without a quote anywhere).
-    Plain {
-        delim: u8,
+    /// CSV (strict RFC 4180) or TSV.
+    Delimited {
+        dialect: Dialect,
         index: usize,
-    },
-    /// CSV with quotes: the csv crate finds record boundaries.
-    Quoted {
-        rdr: Box<csv::Reader<&'a [u8]>>,
-        index: usize,
-        rec: csv::ByteRecord,
+        fields: Vec<Field>,
     },
 }
 
@@ -57,9 +53,8 @@ pub struct Records<'a> {
     input: &'a [u8],
     at: usize,
     line: u64,
-    mode: Mode<'a>,
+    mode: Mode,
     failed: bool,
-    quoted_start: usize,
 }
 
 /// Parses the header row (when `header_row`) and returns it with the records that
@@ -77,7 +72,6 @@ pub fn parse<'a>(
         line: 1,
         mode: Mode::Lines { next: first_number },
         failed: false,
-        quoted_start: 0,
     };
     match format {
         InputFormat::Lines => Ok((None, r)),
@@ -91,54 +85,31 @@ pub fn parse<'a>(
         }
         InputFormat::Csv | InputFormat::Tsv => {
             let key = key.ok_or(RecordsError::NeedKeyField)?;
-            let delim = if format == InputFormat::Csv {
-                b','
+            let dialect = if format == InputFormat::Csv {
+                Dialect::CSV
             } else {
-                b'\t'
+                Dialect::TSV
             };
-            let quoted = format == InputFormat::Csv && memchr::memchr(b'"', input).is_some();
+            let mut fields = Vec::new();
             let mut prefix = None;
             let index = if header_row {
-                let (raw, fields) = if quoted {
-                    let mut rdr = reader(input, delim);
-                    let mut rec = csv::ByteRecord::new();
-                    if !rdr
-                        .read_byte_record(&mut rec)
-                        .map_err(|e| csv_error(&e, delim))?
-                    {
-                        return Err(RecordsError::Input {
-                            line: 1,
-                            problem: "no header row".into(),
-                        });
-                    }
-                    let end = crlf_end(input, rdr.position().byte() as usize);
-                    (
-                        &input[..end],
-                        rec.iter().map(<[u8]>::to_vec).collect::<Vec<_>>(),
-                    )
-                } else {
-                    let end = memchr::memchr(b'\n', input).map_or(input.len(), |i| i + 1);
-                    let raw = &input[..end];
-                    let body = crate::streams::strip_line_end(raw);
-                    (
-                        raw,
-                        body.split(|&c| c == delim).map(<[u8]>::to_vec).collect(),
-                    )
-                };
-                if crate::streams::strip_line_end(raw).is_empty() {
+                let rec = split_record(input, dialect, true, &mut fields)
+                    .map_err(|e| syntax(dialect, 1, e))?;
+                let Some(rec) = rec.filter(|r| r.body_end > 0) else {
                     return Err(RecordsError::Input {
                         line: 1,
                         problem: "no header row".into(),
                     });
-                }
-                r.at = raw.len();
-                r.line += count_newlines(raw);
+                };
+                let raw = &input[..rec.len];
+                r.at = rec.len;
+                r.line += rec.lines;
                 prefix = Some(raw);
                 match key {
                     KeyField::Number(n) => n - 1,
                     KeyField::Name(name) => fields
                         .iter()
-                        .position(|f| f == name.as_bytes())
+                        .position(|f| f.value(raw).as_ref() == name.as_bytes())
                         .ok_or_else(|| RecordsError::Input {
                             line: 1,
                             problem: format!("the header row has no field {name:?}"),
@@ -150,66 +121,25 @@ pub fn parse<'a>(
                     KeyField::Name(_) => return Err(RecordsError::NeedHeaderForName),
                 }
             };
-            r.mode = if quoted {
-                let rdr = reader(&input[r.at..], delim);
-                r.quoted_start = r.at;
-                Mode::Quoted {
-                    rdr: Box::new(rdr),
-                    index,
-                    rec: csv::ByteRecord::new(),
-                }
-            } else {
-                Mode::Plain { delim, index }
+            r.mode = Mode::Delimited {
+                dialect,
+                index,
+                fields,
             };
             Ok((prefix, r))
         }
     }
 }
 
-fn reader(input: &[u8], delim: u8) -> csv::Reader<&[u8]> {
-    csv::ReaderBuilder::new()
-        .delimiter(delim)
-        .has_headers(false)
-        .flexible(true)
-        .quoting(delim == b',')
-        .from_reader(input)
-}
-
-fn csv_error(e: &csv::Error, delim: u8) -> RecordsError {
+fn syntax(dialect: Dialect, first_line: u64, e: DelimitedError) -> RecordsError {
     RecordsError::Input {
-        line: e.position().map_or(0, |p| p.line()),
-        problem: format!(
-            "not valid {}: {e}",
-            if delim == b',' { "CSV" } else { "TSV" }
-        ),
+        line: first_line + e.line(),
+        problem: format!("not valid {}: {e}", dialect.name()),
     }
-}
-
-/// The csv reader ends a record terminated by CRLF after the CR; the LF belongs to it.
-fn crlf_end(input: &[u8], end: usize) -> usize {
-    if end > 0 && input[end - 1] == b'\r' && input.get(end) == Some(&b'\n') {
-        end + 1
-    } else {
-        end
-    }
-}
-
-fn count_newlines(b: &[u8]) -> u64 {
-    memchr::memchr_iter(b'\n', b).count() as u64
 }
 
 fn is_blank(line: &[u8]) -> bool {
     crate::streams::strip_line_end(line).is_empty()
-}
-
-/// The range of field `index` in an unquoted line body.
-fn field_range(body: &[u8], delim: u8, index: usize) -> Option<std::ops::Range<usize>> {
-    let mut start = 0;
-    for _ in 0..index {
-        start += memchr::memchr(delim, &body[start..])? + 1;
-    }
-    let end = memchr::memchr(delim, &body[start..]).map_or(body.len(), |i| start + i);
-    Some(start..end)
 }
 
 impl<'a> Records<'a> {
@@ -223,12 +153,20 @@ impl<'a> Records<'a> {
         Some(&rest[..end])
     }
 
-    fn blank(&mut self, line: u64) -> Option<Result<InputRecord<'a>, RecordsError>> {
+    fn fail(
+        &mut self,
+        line: u64,
+        problem: String,
+    ) -> Option<Result<InputRecord<'a>, RecordsError>> {
         self.failed = true;
-        Some(Err(RecordsError::Input {
+        Some(Err(RecordsError::Input { line, problem }))
+    }
+
+    fn blank(&mut self, line: u64) -> Option<Result<InputRecord<'a>, RecordsError>> {
+        self.fail(
             line,
-            problem: "empty line (only line files may hold empty records)".into(),
-        }))
+            "empty line (only line files may hold empty records)".into(),
+        )
     }
 
     fn step(&mut self) -> Option<Result<InputRecord<'a>, RecordsError>> {
@@ -259,75 +197,43 @@ impl<'a> Records<'a> {
                     line,
                 }))
             }
-            Mode::Plain { delim, index } => {
-                let (delim, index) = (*delim, *index);
-                let raw = self.next_line()?;
-                self.line += 1;
-                if is_blank(raw) {
-                    return self.blank(line);
+            Mode::Delimited {
+                dialect,
+                index,
+                fields,
+            } => {
+                let (dialect, index) = (*dialect, *index);
+                let rest = &self.input[self.at..];
+                if rest.is_empty() {
+                    return None;
                 }
-                let body = crate::streams::strip_line_end(raw);
-                match field_range(body, delim, index) {
-                    Some(r) => Some(Ok(InputRecord {
-                        raw: raw.into(),
-                        key: KeyPlace::InRaw(r),
-                        line,
-                    })),
-                    None => {
-                        self.failed = true;
-                        Some(Err(RecordsError::Input {
-                            line,
-                            problem: format!("has no field {}", index + 1),
-                        }))
-                    }
-                }
-            }
-            Mode::Quoted { .. } => {
-                if self.at < self.input.len() && matches!(self.input[self.at], b'\n' | b'\r') {
-                    return self.blank(line);
-                }
-                let Mode::Quoted { rdr, index, rec } = &mut self.mode else {
-                    unreachable!()
-                };
-                let index = *index;
-                let base = self.at;
-                match rdr.read_byte_record(rec) {
-                    Ok(true) => {}
-                    Ok(false) => return None,
+                let rec = match split_record(rest, dialect, true, fields) {
+                    Ok(Some(r)) => r,
+                    Ok(None) => return None,
                     Err(e) => {
                         self.failed = true;
-                        return Some(Err(RecordsError::Input {
-                            line,
-                            problem: format!("not valid CSV: {e}"),
-                        }));
+                        return Some(Err(syntax(dialect, line, e)));
                     }
+                };
+                let raw = &rest[..rec.len];
+                let key = fields.get(index).map(|f| match f.value(raw) {
+                    // The key is a slice of the record when it needs no unescaping.
+                    std::borrow::Cow::Borrowed(_) => KeyPlace::InRaw(f.start..f.end),
+                    std::borrow::Cow::Owned(v) => KeyPlace::Own(v),
+                });
+                self.at += rec.len;
+                self.line += rec.lines;
+                if rec.body_end == 0 {
+                    return self.blank(line);
                 }
-                // The reader started at the first record after the header row.
-                let end = crlf_end(
-                    self.input,
-                    self.quoted_start + rdr.position().byte() as usize,
-                );
-                let raw = &self.input[base..end];
-                let field = rec.get(index).map(<[u8]>::to_vec);
-                self.at = end;
-                self.line += count_newlines(raw);
-                let Some(field) = field else {
-                    self.failed = true;
-                    return Some(Err(RecordsError::Input {
+                match key {
+                    Some(key) => Some(Ok(InputRecord {
+                        raw: raw.into(),
+                        key,
                         line,
-                        problem: format!("has no field {}", index + 1),
-                    }));
-                };
-                let place = match memchr::memchr(b'"', raw) {
-                    None => field_range(crate::streams::strip_line_end(raw), b',', index)
-                        .map_or(KeyPlace::Own(field), KeyPlace::InRaw),
-                    Some(_) => KeyPlace::Own(field),
-                };
-                Some(Ok(InputRecord {
-                    raw: raw.into(),
-                    key: place,
-                    line,
-                }))
+                    })),
+                    None => self.fail(line, format!("has no field {}", index + 1)),
+                }
             }
         }
     }

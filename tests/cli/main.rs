@@ -13,3 +13,4 @@ mod nonce;
 mod records;
 mod serve;
 mod tiers;
+mod trust;

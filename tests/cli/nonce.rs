@@ -228,3 +228,75 @@ fn a_damaged_state_file_is_an_error() {
                 .and(predicate::str::contains("hint:")),
         );
 }
+
+/// Issue 17 item 9: each impossible state is its own precise error, and the documented
+/// three-field form (no clock mark) is read (issue 23).
+#[test]
+fn impossible_state_files_and_exhaustion_are_precise_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("state");
+    // The largest counters (42-bit timestamp and the count): 2^106 - 1 and 2^87 - 1.
+    let max128 = ((1u128 << 106) - 1).to_string();
+    let max96 = ((1u128 << 87) - 1).to_string();
+    for (text, args, want) in [
+        // The last counter cannot be exceeded: exhaustion, not a wrap to 0.
+        (
+            format!("veilkit-nonce-state 1\n1 128 {max128} 0\n"),
+            vec!["--bits", "128"],
+            "machine id 1 has used every 128-bit value: its counter is exhausted",
+        ),
+        (
+            format!("veilkit-nonce-state 1\n1 96 {max96}\n"),
+            vec!["--bits", "96"],
+            "machine id 1 has used every 96-bit value",
+        ),
+        // Asking for more than is left.
+        (
+            format!("veilkit-nonce-state 1\n1 96 {}\n", (1u128 << 87) - 10),
+            vec!["--bits", "96", "-n", "100"],
+            "machine id 1 has only 9 96-bit values left, fewer than asked for",
+        ),
+        (
+            "veilkit-nonce-state 1\n1 96 5 0\n1 96 900 0\n".to_string(),
+            vec!["--bits", "96"],
+            "line 3: a second line for the same machine id and width",
+        ),
+        (
+            format!("veilkit-nonce-state 1\n1 96 {max128} 0\n"),
+            vec!["--bits", "96"],
+            "line 2: counter above the largest of its width",
+        ),
+        (
+            format!("veilkit-nonce-state 1\n1 128 {} 0\n", u128::MAX),
+            vec!["--bits", "128"],
+            "line 2: counter above the largest of its width",
+        ),
+        (
+            "veilkit-nonce-state 1\n1 80 5 0\n".to_string(),
+            vec!["--bits", "96"],
+            "line 2: width is not 64, 96 or 128",
+        ),
+    ] {
+        std::fs::write(&st, &text).unwrap();
+        let out = veilkit()
+            .args(["nonce", "--machine-id", "1", "--state"])
+            .arg(&st)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let err = stderr_of(&out);
+        assert!(err.contains(want), "{text}: {err}");
+        assert!(!err.contains("epoch"), "{text}: {err}");
+        // Nothing was written over the file.
+        assert_eq!(std::fs::read_to_string(&st).unwrap(), text);
+    }
+    // The documented form without the clock mark is accepted and continues after it.
+    std::fs::write(&st, "veilkit-nonce-state 1\n1 128 41\n").unwrap();
+    let out = veilkit()
+        .args(["nonce", "--machine-id", "1", "--kind", "counter", "--state"])
+        .arg(&st)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+}

@@ -132,6 +132,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         NewFile {
             force: args.force,
             secret: false,
+            stream: false,
         },
     )
     .map_err(|e| super::super::report::hinted(format!("{e:#}"), "pass --force to replace it"))?;
@@ -233,6 +234,7 @@ fn build_exact(
     let bar = Bar::bytes(global, "building");
     let shown = display_path(&args.dump);
     let summary = if is_stdio(&args.dump) {
+        super::super::output::take_stdin("the input")?;
         super::super::output::enlarge_pipe(0);
         // Stdin (not its lock) can move to the reading thread; reads of 4 MiB bypass
         // its small buffer.

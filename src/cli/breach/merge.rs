@@ -65,6 +65,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         NewFile {
             force: args.force,
             secret: false,
+            stream: false,
         },
     )
     .map_err(|e| super::super::report::hinted(format!("{e:#}"), "pass --force to replace it"))?;

@@ -106,6 +106,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
             .collect();
         query::run(source, input, &mut &joined[..], &mut out)
     } else {
+        super::super::output::take_stdin("the input")?;
         super::super::output::enlarge_pipe(0);
         let stdin = std::io::stdin();
         let mut lock = stdin.lock();
@@ -120,7 +121,9 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         }
         Err(e @ QueryError::Line { .. }) => Err(anyhow::Error::new(e).context(where_)),
         Err(e @ QueryError::Write(_)) => Err(anyhow::Error::new(e)).context("stdout"),
-        Err(e @ QueryError::Read(_)) => Err(anyhow::Error::new(e)).context(where_),
+        Err(e @ (QueryError::Read(_) | QueryError::TooLong(_))) => {
+            Err(anyhow::Error::new(e)).context(where_)
+        }
         Err(e @ QueryError::Index(_)) => {
             let shown = args
                 .index

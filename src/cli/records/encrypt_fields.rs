@@ -142,6 +142,7 @@ pub fn run_fields(args: &FieldArgs, f: FieldFn) -> anyhow::Result<Status> {
         NewFile {
             force: args.force,
             secret: false,
+            stream: false,
         },
     )
     .map_err(|e| hinted(format!("{e:#}"), "pass --force to replace it"))?;

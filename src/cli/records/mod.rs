@@ -195,9 +195,8 @@ pub fn read_passphrase(
     what: &str,
 ) -> anyhow::Result<Option<Zeroizing<Vec<u8>>>> {
     if let Some(path) = file {
-        let bytes = Zeroizing::new(
-            std::fs::read(path).with_context(|| format!("passphrase file {}", path.display()))?,
-        );
+        let bytes = super::output::read_small(path, "the passphrase (--passphrase-file -)")
+            .with_context(|| format!("passphrase file {}", super::output::display_path(path)))?;
         let line = bytes.split(|&c| c == b'\n').next().unwrap_or_default();
         let line = crate::streams::strip_line_end(line);
         if line.is_empty() {

@@ -209,6 +209,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             NewFile {
                 force: true,
                 secret: mode & 0o077 == 0,
+                stream: false,
             },
         )?;
         let bar = Bar::items(global, "rewriting");

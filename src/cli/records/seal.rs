@@ -135,6 +135,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         NewFile {
             force: args.force,
             secret: true,
+            stream: false,
         },
     )
     .map_err(|e| hinted(format!("{e:#}"), "pass --force to replace it"))?;

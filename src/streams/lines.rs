@@ -1,0 +1,446 @@
+//! Reading lines: with their numbers, with a cap on their length, in blocks for batch
+//! readers; and reading small files with a cap.
+
+use std::io::{self, BufRead, Read};
+
+/// The longest line any line reader accepts, line end included: 1 MiB. A longer line
+/// is an error naming it (`line N: longer than 1 MiB`), so that endless input without
+/// line ends (`< /dev/zero`) costs bounded memory instead of all of it.
+pub const LINE_CAP: usize = 1 << 20;
+
+/// The most bytes read from a key, passphrase or state file: such files are a few
+/// hundred bytes, and a path naming something endless (`/dev/zero`) must not be read
+/// whole.
+pub const SMALL_FILE_CAP: usize = 1 << 20;
+
+/// A line longer than [`LINE_CAP`] (or another reader's cap), by its number from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: longer than {} (the limit of one line)", size_text(*.cap))]
+pub struct LineTooLong {
+    /// The line's number, from 1.
+    pub line: u64,
+    /// The limit.
+    pub cap: usize,
+}
+
+impl LineTooLong {
+    /// As an I/O error of kind `InvalidData` (for readers that return `io::Result`).
+    pub fn into_io(self) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, self)
+    }
+}
+
+/// A byte count in the largest binary unit that divides it (`1 MiB`, `640 KiB`,
+/// `100 bytes`).
+pub fn size_text(n: usize) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
+            return format!("{} {unit}", n >> shift);
+        }
+    }
+    format!("{n} bytes")
+}
+
+/// Reads at most `cap` bytes of `reader` to its end; more is an error of kind
+/// `InvalidData` saying so. For key, passphrase and state files, which may name a
+/// device or a pipe that never ends.
+pub fn read_capped(reader: &mut dyn Read, cap: usize) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let n = reader.take(cap as u64 + 1).read_to_end(&mut out)?;
+    if n > cap {
+        out.iter_mut().for_each(|b| *b = 0);
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("longer than {}: not a file of this kind", size_text(cap)),
+        ));
+    }
+    Ok(out)
+}
+
+/// Reads lines from a [`BufRead`], reusing one buffer, counting lines from 1, and
+/// stripping the line end (`\n` or `\r\n`). Nothing else is trimmed. A line longer than
+/// [`LINE_CAP`] is an error ([`LineTooLong`] as an `InvalidData` I/O error).
+pub struct Lines<R> {
+    reader: R,
+    buf: Vec<u8>,
+    line_no: u64,
+    cap: usize,
+}
+
+impl<R: BufRead> Lines<R> {
+    /// Wraps a reader.
+    pub fn new(reader: R) -> Self {
+        Lines {
+            reader,
+            buf: Vec::with_capacity(256),
+            line_no: 0,
+            cap: LINE_CAP,
+        }
+    }
+
+    /// The same with another cap on line length (tests).
+    pub fn with_cap(reader: R, cap: usize) -> Self {
+        Lines {
+            cap,
+            ..Lines::new(reader)
+        }
+    }
+
+    /// The next line without its line end, with its number (counted from 1), or `None` at
+    /// the end of input. A final line without a line end is returned as well.
+    pub fn next_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+        self.buf.clear();
+        loop {
+            let chunk = match self.reader.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            let (take, done) = match memchr::memchr(b'\n', chunk) {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            if self.buf.len() + take > self.cap {
+                return Err(LineTooLong {
+                    line: self.line_no + 1,
+                    cap: self.cap,
+                }
+                .into_io());
+            }
+            self.buf.extend_from_slice(&chunk[..take]);
+            self.reader.consume(take);
+            if done {
+                break;
+            }
+        }
+        if self.buf.is_empty() {
+            return Ok(None);
+        }
+        self.line_no += 1;
+        Ok(Some((self.line_no, strip_line_end(&self.buf))))
+    }
+
+    /// The number of the last line returned (0 before the first).
+    pub fn line_no(&self) -> u64 {
+        self.line_no
+    }
+}
+
+/// Reads a stream in large chunks and hands out blocks of whole lines, for the batch
+/// readers that answer tens of millions of lines per second (`encode`, `decode`,
+/// `breach query`). A block ends with a line end, except the last block of an input
+/// whose last line has none. A line longer than the cap is an error before more than
+/// the cap and one chunk are held.
+pub struct LineBlocks<'r> {
+    reader: &'r mut dyn Read,
+    buf: Vec<u8>,
+    /// Bytes of `buf` read so far.
+    len: usize,
+    /// Bytes at the start of `buf` handed out by the last call, dropped by the next.
+    handed: usize,
+    eof: bool,
+    cap: usize,
+}
+
+/// Bytes a [`LineBlocks`] asks its reader for at a time.
+pub const BLOCK_READ: usize = 1 << 20;
+
+/// Why [`LineBlocks::next_block`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum BlockError {
+    /// Reading failed.
+    #[error(transparent)]
+    Read(#[from] io::Error),
+    /// The line after those already handed out is longer than the cap (the caller, which
+    /// counts the lines, names it).
+    #[error("a line is longer than {}", size_text(*.0))]
+    TooLong(usize),
+}
+
+impl<'r> LineBlocks<'r> {
+    /// Reads `reader` with lines of at most [`LINE_CAP`] bytes.
+    pub fn new(reader: &'r mut dyn Read) -> Self {
+        LineBlocks::with_cap(reader, LINE_CAP)
+    }
+
+    /// Reads `reader` with lines of at most `cap` bytes (at least 2).
+    pub fn with_cap(reader: &'r mut dyn Read, cap: usize) -> Self {
+        let cap = cap.max(2);
+        LineBlocks {
+            reader,
+            buf: vec![0; 2 * BLOCK_READ.min(cap)],
+            len: 0,
+            handed: 0,
+            eof: false,
+            cap,
+        }
+    }
+
+    /// The next block of whole lines, or `None` at the end of the input. Every line of
+    /// it is at most the cap long: each read asks for at most the cap, so only a line
+    /// that spans reads can be longer, and such a line is the first of its block.
+    pub fn next_block(&mut self) -> Result<Option<&[u8]>, BlockError> {
+        self.buf.copy_within(self.handed..self.len, 0);
+        self.len -= self.handed;
+        self.handed = 0;
+        let step = BLOCK_READ.min(self.cap);
+        loop {
+            if self.eof {
+                if self.len == 0 {
+                    return Ok(None);
+                }
+                self.handed = self.len;
+                return Ok(Some(&self.buf[..self.len]));
+            }
+            if self.buf.len() < self.len + step {
+                self.buf.resize(self.len + step, 0);
+            }
+            let n = match self.reader.read(&mut self.buf[self.len..self.len + step]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
+            };
+            let searched = self.len;
+            self.len += n;
+            if n == 0 {
+                self.eof = true;
+            }
+            // The first line of what is in hand (the one that may span reads).
+            let first = match memchr::memchr(b'\n', &self.buf[searched..self.len]) {
+                Some(i) => searched + i + 1,
+                None => self.len,
+            };
+            if first > self.cap {
+                return Err(BlockError::TooLong(self.cap));
+            }
+            if n == 0 {
+                continue;
+            }
+            if let Some(p) = memchr::memrchr(b'\n', &self.buf[searched..self.len]) {
+                self.handed = searched + p + 1;
+                return Ok(Some(&self.buf[..self.handed]));
+            }
+        }
+    }
+}
+
+/// Strips one trailing `\n` and then one trailing `\r`, if present.
+pub fn strip_line_end(mut line: &[u8]) -> &[u8] {
+    if let [rest @ .., b'\n'] = line {
+        line = rest;
+    }
+    if let [rest @ .., b'\r'] = line {
+        line = rest;
+    }
+    line
+}
+
+/// The positions of every `\n` in `buf`, in order: a bitmask per 64 bytes, so that short
+/// lines cost a few instructions each rather than a search's set-up.
+pub fn newlines(buf: &[u8]) -> Newlines<'_> {
+    Newlines {
+        buf,
+        base: 0,
+        mask: newline_mask(buf),
+    }
+}
+
+/// Iterator of [`newlines`].
+pub struct Newlines<'a> {
+    buf: &'a [u8],
+    base: usize,
+    mask: u64,
+}
+
+impl Iterator for Newlines<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.mask == 0 {
+            self.base += 64;
+            if self.base >= self.buf.len() {
+                return None;
+            }
+            self.mask = newline_mask(&self.buf[self.base..]);
+        }
+        let bit = self.mask.trailing_zeros() as usize;
+        self.mask &= self.mask - 1;
+        Some(self.base + bit)
+    }
+}
+
+/// Bit `i` is set when `chunk[i]` is a newline, for the first 64 bytes of `chunk`.
+#[inline]
+fn newline_mask(chunk: &[u8]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if chunk.len() >= 64 {
+        // SAFETY: SSE2 is part of the x86-64 baseline, and 64 bytes are readable.
+        #[allow(unsafe_code)]
+        return unsafe { sse2_newline_mask(&chunk[..64]) };
+    }
+    chunk
+        .iter()
+        .take(64)
+        .enumerate()
+        .fold(0u64, |m, (i, &c)| m | (u64::from(c == b'\n') << i))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[inline]
+#[target_feature(enable = "sse2")]
+fn sse2_newline_mask(chunk: &[u8]) -> u64 {
+    use std::arch::x86_64::*;
+    assert!(chunk.len() >= 64);
+    let nl = _mm_set1_epi8(b'\n' as i8);
+    let mut mask = 0u64;
+    for i in 0..4 {
+        // SAFETY: 16 bytes at 16 * i are within the 64 checked above; unaligned load.
+        let v = unsafe { _mm_loadu_si128(chunk.as_ptr().add(16 * i).cast()) };
+        let m = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u32 as u64;
+        mask |= m << (16 * i);
+    }
+    mask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that returns at most `step` bytes a call (as pipes do).
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn line_blocks_hand_out_whole_lines_or_refuse_a_long_one(
+            lens in proptest::collection::vec(0usize..40, 0..60),
+            last_terminated in proptest::prelude::any::<bool>(),
+            cap in 2usize..48,
+            step in 1usize..100,
+        ) {
+            let mut data = Vec::new();
+            for (i, n) in lens.iter().enumerate() {
+                data.extend((0..*n).map(|j| b'a' + ((i + j) % 26) as u8));
+                if i + 1 < lens.len() || last_terminated {
+                    data.push(b'\n');
+                }
+            }
+            let longest = data.split_inclusive(|&c| c == b'\n').map(<[u8]>::len).max().unwrap_or(0);
+            let mut r = Trickle { data: &data, step };
+            let mut blocks = LineBlocks::with_cap(&mut r, cap);
+            let mut got = Vec::new();
+            let mut failed = false;
+            loop {
+                match blocks.next_block() {
+                    Ok(Some(b)) => {
+                        proptest::prop_assert!(b.ends_with(b"\n") || (!last_terminated && got.len() + b.len() == data.len()));
+                        got.extend_from_slice(b);
+                    }
+                    Ok(None) => break,
+                    Err(BlockError::TooLong(c)) => { proptest::prop_assert_eq!(c, cap); failed = true; break; }
+                    Err(e) => proptest::prop_assert!(false, "{e}"),
+                }
+            }
+            if longest > cap {
+                proptest::prop_assert!(failed);
+                // What was handed out before the refusal is whole lines within the cap.
+                proptest::prop_assert!(data.starts_with(&got));
+                proptest::prop_assert!(got.split_inclusive(|&c| c == b'\n').all(|l| l.len() <= cap));
+            } else {
+                proptest::prop_assert!(!failed);
+                proptest::prop_assert_eq!(got, data);
+            }
+        }
+    }
+
+    #[test]
+    fn endless_input_without_line_ends_is_refused_in_bounded_memory() {
+        let mut zero = io::repeat(0);
+        let mut blocks = LineBlocks::new(&mut zero);
+        assert!(matches!(
+            blocks.next_block(),
+            Err(BlockError::TooLong(LINE_CAP))
+        ));
+        assert!(blocks.buf.len() <= LINE_CAP + BLOCK_READ);
+        let mut lines = Lines::new(io::BufReader::new(io::repeat(b'x')));
+        let e = lines.next_line().unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(
+            e.to_string(),
+            "line 1: longer than 1 MiB (the limit of one line)"
+        );
+        let e = read_capped(&mut io::repeat(7), 1000).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "longer than 1000 bytes: not a file of this kind"
+        );
+        assert_eq!(read_capped(&mut &b"key"[..], 3).unwrap(), b"key");
+    }
+
+    #[test]
+    fn lines_count_the_line_that_is_too_long() {
+        let data = b"ok\nfine\ntoo long here\nok\n";
+        let mut lines = Lines::with_cap(&data[..], 8);
+        assert_eq!(lines.next_line().unwrap().unwrap().1, b"ok");
+        assert_eq!(lines.next_line().unwrap().unwrap().1, b"fine");
+        let e = lines.next_line().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 3: longer than 8 bytes (the limit of one line)"
+        );
+        assert_eq!(size_text(640 << 10), "640 KiB");
+    }
+
+    #[test]
+    fn lines_strip_lf_and_crlf_and_keep_the_rest() {
+        let data = b"a\nb\r\n c \r\n\r\nlast";
+        let mut lines = Lines::new(&data[..]);
+        let mut got = Vec::new();
+        while let Some((n, l)) = lines.next_line().unwrap() {
+            got.push((n, l.to_vec()));
+        }
+        assert_eq!(
+            got,
+            vec![
+                (1, b"a".to_vec()),
+                (2, b"b".to_vec()),
+                (3, b" c ".to_vec()),
+                (4, b"".to_vec()),
+                (5, b"last".to_vec()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lone_carriage_return_inside_a_line_is_kept() {
+        assert_eq!(strip_line_end(b"a\rb\n"), b"a\rb");
+        assert_eq!(strip_line_end(b"\r"), b"");
+        assert_eq!(strip_line_end(b"x\r\r\n"), b"x\r");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn newlines_are_all_found(buf in proptest::collection::vec(
+            proptest::prop_oneof![proptest::prelude::Just(b'\n'), proptest::prelude::any::<u8>()], 0..300)) {
+            let want: Vec<usize> = buf.iter().enumerate().filter(|(_, c)| **c == b'\n').map(|(i, _)| i).collect();
+            proptest::prop_assert_eq!(newlines(&buf).collect::<Vec<_>>(), want);
+        }
+    }
+}

@@ -1,0 +1,378 @@
+//! Issue 17 (trust defects), the input and output side: endless input costs bounded
+//! memory (item 5), devices and pipes are never replaced by an atomic write (item 4),
+//! and CSV is read strictly, never leaving a chosen column in the clear (item 3).
+
+use super::common::{keyfile, std_veilkit, stderr_of, stdout_of, veilkit};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+/// The memory a command reading endless input may use.
+const MEMORY_LIMIT: u64 = 100 << 20;
+
+/// Runs `cmd` to its end under a limit of [`MEMORY_LIMIT`] on its data (heap and
+/// anonymous memory, `RLIMIT_DATA`), and returns its status and stderr. A process that
+/// needs more fails to allocate and aborts, which the callers see as a status other
+/// than 2. (Peak resident memory from `wait4` cannot be used: it counts the test
+/// process's own memory, which the child shares until it executes.)
+#[cfg(target_os = "linux")]
+fn run_limited(mut cmd: std::process::Command) -> (i32, String) {
+    use std::os::unix::process::CommandExt;
+    cmd.stdout(Stdio::null()).stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits;
+    // the closure allocates nothing.
+    #[allow(unsafe_code)]
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: MEMORY_LIMIT,
+                rlim_max: MEMORY_LIMIT,
+            };
+            if libc::setrlimit(libc::RLIMIT_DATA, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let code = out.status.code().unwrap_or(-1);
+    (code, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A small exact index and a record file to point the readers at.
+fn fixtures(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let key = keyfile(dir, "k.key");
+    let dump = dir.join("dump.txt");
+    std::fs::write(
+        &dump,
+        "0000000A2A30E3B35B7F5A6A2C2A6C0B5E7B6E13:3\n5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:10\n",
+    )
+    .unwrap();
+    let index = dir.join("i.idx");
+    veilkit()
+        .args(["breach", "build"])
+        .arg(&dump)
+        .arg("-o")
+        .arg(&index)
+        .assert()
+        .success();
+    let lines = dir.join("l.txt");
+    std::fs::write(&lines, "a\nb\n").unwrap();
+    let records = dir.join("l.vkr");
+    veilkit()
+        .args(["records", "seal"])
+        .arg(&lines)
+        .arg("-o")
+        .arg(&records)
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    (key, index, records)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn endless_input_without_line_ends_is_refused_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, index, records) = fixtures(dir.path());
+    let k = key.to_str().unwrap();
+    let i = index.to_str().unwrap();
+    let r = records.to_str().unwrap();
+    let out = dir.path().join("out");
+    let o = out.to_str().unwrap();
+    let stdin_cases: Vec<Vec<&str>> = vec![
+        vec!["encode", "--key-file", k],
+        vec!["decode", "--key-file", k],
+        vec!["reencode", "--key-file", k],
+        vec!["breach", "query", "-i", i],
+        vec!["breach", "query", "-i", i, "--passwords"],
+        vec!["breach", "query", "--passwords"],
+        vec!["breach", "check", "-i", i],
+        vec!["breach", "build", "-", "-o", o],
+        vec!["records", "get", r, "--keys", "-", "--key-file", k],
+        vec!["records", "delete", r, "--keys", "-", "--key-file", k],
+        vec!["records", "seal", "-", "-o", o, "--key-file", k],
+        vec!["records", "append", r, "-", "--key-file", k],
+        vec![
+            "records",
+            "encrypt-fields",
+            "--fields",
+            "1",
+            "--key-file",
+            k,
+        ],
+        vec![
+            "records",
+            "decrypt-fields",
+            "--fields",
+            "1",
+            "--key-file",
+            k,
+        ],
+        vec!["nonce", "--decrypt", "--key-file", k],
+    ];
+    for args in stdin_cases {
+        let mut cmd = std_veilkit();
+        cmd.args(&args)
+            .stdin(std::fs::File::open("/dev/zero").unwrap());
+        let (code, err) = run_limited(cmd);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("longer than 1 MiB") && err.contains("line 1"),
+            "{args:?}: {err}"
+        );
+    }
+    // Key, passphrase and state files are read with a small cap.
+    let small_cases: Vec<Vec<&str>> = vec![
+        vec!["encode", "1", "--key-file", "/dev/zero"],
+        vec!["records", "get", r, "1", "--passphrase-file", "/dev/zero"],
+    ];
+    for args in small_cases {
+        let (code, err) = run_limited({
+            let mut c = std_veilkit();
+            c.args(&args);
+            c
+        });
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("longer than 1 MiB"), "{args:?}: {err}");
+    }
+    assert!(!out.exists());
+}
+
+/// A character device like /dev/null (`mknod`, as root), or `None` with the reason.
+#[cfg(unix)]
+fn device(dir: &Path) -> Result<PathBuf, String> {
+    let p = dir.join("null");
+    let made = std::process::Command::new("mknod")
+        .arg(&p)
+        .args(["c", "1", "3"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if made {
+        Ok(p)
+    } else {
+        Err("mknod needs root (CAP_MKNOD)".into())
+    }
+}
+
+#[cfg(unix)]
+fn fifo(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&p)
+            .status()
+            .unwrap()
+            .success()
+    );
+    p
+}
+
+#[cfg(unix)]
+fn kind(p: &Path) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = std::fs::symlink_metadata(p).unwrap().file_type();
+    if t.is_char_device() {
+        "char"
+    } else if t.is_fifo() {
+        "fifo"
+    } else if t.is_file() {
+        "file"
+    } else {
+        "other"
+    }
+}
+
+/// The commands whose outputs must be replaced whole: each refuses a device or a pipe,
+/// which is still there afterwards.
+#[cfg(unix)]
+fn assert_atomic_outputs_refuse(dir: &Path, target: &Path, key: &Path, dump: &Path) {
+    let want = kind(target);
+    let t = target.to_str().unwrap();
+    let k = key.to_str().unwrap();
+    let d = dump.to_str().unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["nonce", "--state", t],
+        vec!["keygen", "-o", t, "--force"],
+        vec!["breach", "build", d, "-o", t, "--force"],
+        vec!["records", "seal", d, "-o", t, "--force", "--key-file", k],
+    ];
+    for args in cases {
+        let out = veilkit().args(&args).current_dir(dir).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr_of(&out);
+        assert!(
+            err.contains("not a regular file")
+                || err.contains("is a character device")
+                || err.contains("is a named pipe"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(kind(target), want, "{args:?} replaced the {want}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn devices_and_pipes_are_written_into_or_refused_never_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, _, records) = fixtures(dir.path());
+    let dump = dir.path().join("dump.txt");
+    // A FIFO: atomic outputs refuse it; streamed output is written into it.
+    let pipe = fifo(dir.path(), "pipe");
+    assert_atomic_outputs_refuse(dir.path(), &pipe, &key, &dump);
+    let reader = {
+        let p = pipe.clone();
+        std::thread::spawn(move || std::fs::read(p).unwrap())
+    };
+    veilkit()
+        .args(["records", "open"])
+        .arg(&records)
+        .arg("-o")
+        .arg(&pipe)
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    assert_eq!(reader.join().unwrap(), b"a\nb\n");
+    assert_eq!(kind(&pipe), "fifo");
+    // A character device.
+    match device(dir.path()) {
+        Ok(null) => {
+            assert_atomic_outputs_refuse(dir.path(), &null, &key, &dump);
+            for args in [
+                vec!["records", "open"],
+                vec!["records", "encrypt-fields", "--fields", "1"],
+            ] {
+                let mut cmd = veilkit();
+                cmd.args(&args);
+                if args[1] == "open" {
+                    cmd.arg(&records);
+                } else {
+                    cmd.write_stdin("x,y\n");
+                }
+                cmd.arg("-o")
+                    .arg(&null)
+                    .arg("--key-file")
+                    .arg(&key)
+                    .assert()
+                    .success();
+                assert_eq!(kind(&null), "char", "{args:?}");
+            }
+        }
+        Err(why) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "the device case must run in CI: {why}"
+            );
+            eprintln!("skipped the device case: {why}");
+        }
+    }
+    // `-o /dev/stdout` streams to standard output.
+    let out = veilkit()
+        .args(["records", "open"])
+        .arg(&records)
+        .args(["-o", "/dev/stdout", "--key-file"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(out.stdout, b"a\nb\n");
+}
+
+/// The quote opened on line 2 never closes: a lenient reader makes one field of the rest
+/// of the input, and writes the ssn of every later row in the clear inside it.
+const SSN_CSV_UNTERMINATED: &str =
+    "id,ssn,note\n1,078-05-1120,\"open note\n2,219-09-9999,x\n3,457-55-5462,y\n";
+
+#[test]
+fn an_unterminated_quote_is_an_error_and_no_ssn_leaks() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let out = veilkit()
+        .args(["records", "encrypt-fields", "--fields", "ssn", "--key-file"])
+        .arg(&key)
+        .write_stdin(SSN_CSV_UNTERMINATED)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&out),
+        "veilkit: stdin: line 2: not valid CSV: a quoted field opens here and is never closed\n"
+    );
+    let text = stdout_of(&out);
+    for ssn in ["078-05-1120", "219-09-9999", "457-55-5462"] {
+        assert!(!text.contains(ssn), "{ssn} written in the clear: {text}");
+    }
+    // The sealer refuses the same input instead of making one record of it.
+    let src = dir.path().join("in.csv");
+    std::fs::write(&src, SSN_CSV_UNTERMINATED).unwrap();
+    let out = veilkit()
+        .args(["records", "seal"])
+        .arg(&src)
+        .args(["--key-field", "id", "-o"])
+        .arg(dir.path().join("x.vkr"))
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out)
+            .contains("line 2: not valid CSV: a quoted field opens here and is never closed"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(!dir.path().join("x.vkr").exists());
+}
+
+#[test]
+fn a_character_after_a_closing_quote_is_an_error_not_a_rewrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    for cmd in ["encrypt-fields", "decrypt-fields"] {
+        let out = veilkit()
+            .args(["records", cmd, "--fields", "ssn", "--key-file"])
+            .arg(&key)
+            .write_stdin("id,note,ssn\n1,\"x\"y,078-05-1120\n")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        assert_eq!(
+            stderr_of(&out),
+            "veilkit: stdin: line 2: not valid CSV: a character follows a closing quote (RFC 4180 allows only a delimiter or a line end)\n",
+            "{cmd}"
+        );
+        assert!(!stdout_of(&out).contains("078-05-1120"));
+    }
+}
+
+#[test]
+fn untouched_fields_pass_through_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let input =
+        "id,\"quoted name\",ssn\r\n1,\"Smith, J\",078-05-1120\r\n\r\n2,\"plain\",\"219\"\r\n";
+    let enc = veilkit()
+        .args(["records", "encrypt-fields", "--fields", "ssn", "--key-file"])
+        .arg(&key)
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(enc.status.success(), "{}", stderr_of(&enc));
+    let text = stdout_of(&enc);
+    assert!(
+        text.starts_with("id,\"quoted name\",ssn\r\n1,\"Smith, J\","),
+        "{text}"
+    );
+    assert!(text.contains("\r\n\r\n2,\"plain\","), "{text}");
+    let dec = veilkit()
+        .args(["records", "decrypt-fields", "--fields", "ssn", "--key-file"])
+        .arg(&key)
+        .write_stdin(enc.stdout.clone())
+        .output()
+        .unwrap();
+    assert!(dec.status.success(), "{}", stderr_of(&dec));
+    // The quotes of the last ssn are not kept (it was re-encoded), all else is.
+    assert_eq!(stdout_of(&dec), input.replace("\"219\"", "219"),);
+}
