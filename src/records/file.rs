@@ -1865,20 +1865,43 @@ pub fn describe_slot(s: &Slot) -> String {
     }
 }
 
+/// The lock of the record file at `path`, if there is one, for a command that is about
+/// to replace it (`seal --force`): held until the replacement is renamed into place,
+/// so that no writer commits into the file being replaced.
+pub fn lock_existing(path: &Path) -> Result<Option<File>, RecordsError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => lock_path(path, false).map(Some),
+        _ => Ok(None),
+    }
+}
+
 /// Opens a record file; for writing, with an exclusive lock held until it is closed (one
 /// writer at a time; readers need none, since commits never overwrite what the current
 /// header names). A writer that waited for the lock while another replaced the file
 /// (`rekey --rotate-data-key`) opens the new file.
 fn open_locked(path: &Path, writable: bool) -> Result<File, RecordsError> {
+    if !writable {
+        return std::fs::File::open(path).map_err(RecordsError::Read);
+    }
+    lock_path(path, true)
+}
+
+/// Opens `path` and takes its exclusive lock; after waiting for it, checks that the path
+/// still names the file locked (a writer that replaced the file meanwhile renamed a new
+/// one over it), else opens the new one and locks that.
+fn lock_path(path: &Path, writable: bool) -> Result<File, RecordsError> {
     loop {
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(writable)
             .open(path)
-            .map_err(RecordsError::Read)?;
-        if !writable {
-            return Ok(file);
-        }
+            .map_err(|e| {
+                if writable {
+                    RecordsError::OpenWrite(e)
+                } else {
+                    RecordsError::Read(e)
+                }
+            })?;
         file.lock().map_err(RecordsError::Write)?;
         #[cfg(unix)]
         {

@@ -131,6 +131,9 @@ pub enum RecordsError {
     /// Reading failed.
     #[error("cannot read")]
     Read(#[source] std::io::Error),
+    /// The file cannot be opened for writing (an update needs it).
+    #[error("cannot open for writing")]
+    OpenWrite(#[source] std::io::Error),
     /// Writing failed.
     #[error("cannot write")]
     Write(#[source] std::io::Error),

@@ -376,3 +376,95 @@ fn untouched_fields_pass_through_byte_for_byte() {
     // The quotes of the last ssn are not kept (it was re-encoded), all else is.
     assert_eq!(stdout_of(&dec), input.replace("\"219\"", "219"),);
 }
+
+/// Item 2: concurrent appends, deletions and data-key rotations on one file; every
+/// command that exits 0 is reflected in the final file.
+#[test]
+fn concurrent_updates_and_rotations_lose_nothing_acknowledged() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let rounds = 20;
+    let mut csv = String::from("id,v\n");
+    for r in 0..rounds {
+        csv.push_str(&format!("old-{r},{r}\n"));
+    }
+    let src = dir.path().join("in.csv");
+    std::fs::write(&src, &csv).unwrap();
+    let file = dir.path().join("f.vkr");
+    veilkit()
+        .args(["records", "seal"])
+        .arg(&src)
+        .args(["--key-field", "id", "-o"])
+        .arg(&file)
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    let mut appended = Vec::new();
+    let mut deleted = Vec::new();
+    for r in 0..rounds {
+        let add = dir.path().join(format!("add-{r}.csv"));
+        std::fs::write(&add, format!("id,v\nnew-{r},{r}\n")).unwrap();
+        let spawn = |args: Vec<std::ffi::OsString>| {
+            std_veilkit()
+                .args(args)
+                .arg("--key-file")
+                .arg(&key)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let rotate = spawn(vec![
+            "records".into(),
+            "rekey".into(),
+            file.clone().into(),
+            "--rotate-data-key".into(),
+        ]);
+        let append = spawn(vec![
+            "records".into(),
+            "append".into(),
+            file.clone().into(),
+            add.clone().into(),
+        ]);
+        let delete = spawn(vec![
+            "records".into(),
+            "delete".into(),
+            file.clone().into(),
+            format!("old-{r}").into(),
+        ]);
+        let ok = |c: std::process::Child| {
+            let out = c.wait_with_output().unwrap();
+            out.status.success()
+        };
+        let rotated = ok(rotate);
+        if ok(append) {
+            appended.push(r);
+        }
+        if ok(delete) {
+            deleted.push(r);
+        }
+        assert!(rotated, "round {r}: the rotation failed");
+    }
+    assert_eq!(appended.len(), rounds, "an append failed");
+    assert_eq!(deleted.len(), rounds, "a deletion failed");
+    for r in 0..rounds {
+        let got = veilkit()
+            .args(["records", "get"])
+            .arg(&file)
+            .args([format!("new-{r}"), format!("old-{r}")])
+            .arg("--key-file")
+            .arg(&key)
+            .output()
+            .unwrap();
+        let text = stdout_of(&got);
+        assert!(
+            text.starts_with(&format!("new-{r},{r}\n")),
+            "round {r}: lost append: {text:?}"
+        );
+        assert!(
+            !text.contains(&format!("old-{r},")),
+            "round {r}: lost deletion: {text:?}"
+        );
+    }
+}

@@ -291,6 +291,10 @@ pub fn records_error(e: RecordsError, shown: &str) -> anyhow::Error {
             )
         }
         RecordsError::Newer(_) => Some("upgrade veilkit".to_string()),
+        RecordsError::OpenWrite(io) if io.kind() == std::io::ErrorKind::PermissionDenied => Some(
+            "append, delete and rekey change the file in place: they need write permission on it"
+                .to_string(),
+        ),
         _ => None,
     };
     let err = anyhow::Error::new(e).context(shown.to_string());

@@ -232,8 +232,11 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             return Err(e);
         }
         let summary = r.map_err(|e| records_error(e, &shown))?;
-        drop(file);
+        // Replace the file while its lock is still held: a writer waiting for the lock
+        // then finds the path naming a new file and opens that one, instead of
+        // committing into the old file that the rename discards.
         out.commit().with_context(|| shown.clone())?;
+        drop(file);
         info(
             global,
             format!(

@@ -162,8 +162,12 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     })();
     bar.finish();
     let summary = sealed.map_err(|e| records_error(e, &shown))?;
+    // A record file being replaced (--force) is locked first, as by a writer.
+    let held = crate::records::file::lock_existing(&args.output)
+        .map_err(|e| records_error(e, &args.output.display().to_string()))?;
     out.commit()
         .with_context(|| args.output.display().to_string())?;
+    drop(held);
     let secs = started.elapsed().as_secs_f64();
     info(
         global,
