@@ -595,7 +595,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__append)
-            opts="-q -h -V --no-header --key-file --passphrase --passphrase-file --quiet --help --version"
+            opts="-q -h -V --no-header --key-file --passphrase --passphrase-file --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -659,7 +659,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__delete)
-            opts="-q -h -V --keys --key-file --passphrase --passphrase-file --quiet --help --version"
+            opts="-q -h -V --keys --key-file --passphrase --passphrase-file --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -727,7 +727,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__get)
-            opts="-q -h -V --record --keys --header --key-file --passphrase --passphrase-file --quiet --help --version"
+            opts="-q -h -V --record --keys --header --key-file --passphrase --passphrase-file --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -757,7 +757,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__info)
-            opts="-q -h -V --key-file --passphrase --passphrase-file --quiet --help --version"
+            opts="-q -h -V --key-file --passphrase --passphrase-file --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -779,7 +779,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__open)
-            opts="-o -f -q -h -V --output --force --key-file --passphrase --passphrase-file --quiet --help --version"
+            opts="-o -f -q -h -V --output --force --key-file --passphrase --passphrase-file --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -809,7 +809,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__rekey)
-            opts="-q -h -V --add-key-file --add-passphrase --add-passphrase-file --remove-key --remove-passphrase --rotate-data-key --key-file --passphrase --passphrase-file --argon2-memory --argon2-passes --quiet --help --version"
+            opts="-q -h -V --add-key-file --add-passphrase --add-passphrase-file --remove-key --remove-passphrase --rotate-data-key --key-file --passphrase --passphrase-file --previous-commit --argon2-memory --argon2-passes --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -905,7 +905,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__verify)
-            opts="-q -h -V --key-file --passphrase --passphrase-file --quiet --help --version"
+            opts="-q -h -V --key-file --passphrase --passphrase-file --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

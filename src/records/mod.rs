@@ -3,10 +3,23 @@
 //! updated copy-on-write; and field-level encryption of CSV/TSV streams with lookup
 //! tokens.
 
+mod cache;
+pub mod codec;
+pub mod crypto;
 pub mod fields;
 pub mod file;
 pub mod format;
+pub mod header;
 pub mod input;
+mod io;
+pub mod pages;
+mod read;
+pub mod root;
+mod seal;
+pub mod slots;
+mod tree;
+mod update;
+mod verify;
 
 /// Where a record's key is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,9 +65,48 @@ pub enum RecordsError {
         "record file format version {0} is newer than this veilkit understands; upgrade veilkit"
     )]
     Newer(u32),
-    /// Both header copies are damaged, or the root does not authenticate.
-    #[error("corrupted or tampered header")]
+    /// Neither header copy passes its checks (both damaged, or tampered with).
+    #[error("corrupted or tampered header: neither header copy passes its checks")]
     CorruptHeader,
+    /// A format-1 file whose newer header copy may be the damaged one: its intact copy
+    /// may hold the commit before the last, so it is not used unless asked.
+    #[error(
+        "header copy {damaged} is damaged{}; copy {kept} holds sequence {sequence}, which may be the commit before the last (a format-1 file cannot tell)",
+        claimed_text(*.claimed)
+    )]
+    DamagedCopy {
+        /// The damaged copy.
+        damaged: char,
+        /// The sequence its bytes claim, when readable.
+        claimed: Option<u64>,
+        /// The intact copy.
+        kept: char,
+        /// Its sequence.
+        sequence: u64,
+    },
+    /// One header copy is damaged; the other holds the current commit (verify).
+    #[error(
+        "header copy {damaged} is damaged{}; copy {kept} holds the current commit (sequence {sequence}), and the next update rewrites both",
+        claimed_text(*.claimed)
+    )]
+    CopyDamaged {
+        /// The damaged copy.
+        damaged: char,
+        /// The sequence its bytes claim, when readable.
+        claimed: Option<u64>,
+        /// The intact copy.
+        kept: char,
+        /// Its sequence.
+        sequence: u64,
+    },
+    /// The header copy has no room for the slots and root.
+    #[error(
+        "the key slots and root no longer fit the header: remove a slot, or rewrite the file (rekey --rotate-data-key)"
+    )]
+    HeaderFull,
+    /// A key field name too long to record.
+    #[error("the key field name is longer than 255 bytes")]
+    KeyFieldName,
     /// A page fails authentication.
     #[error("{kind} page {logical} fails authentication: the file is damaged or was tampered with")]
     PageAuth {
@@ -141,3 +193,10 @@ pub enum RecordsError {
 
 #[cfg(test)]
 mod tests;
+
+fn claimed_text(claimed: Option<u64>) -> String {
+    match claimed {
+        Some(s) => format!(" (it claims sequence {s})"),
+        None => String::new(),
+    }
+}

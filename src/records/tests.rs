@@ -2,7 +2,7 @@
 //! damage the format promises to detect.
 
 use super::file::{RecordFile, Settings, seal};
-use super::format::{HEADER_SIZE, InputFormat, Slot, Unlock};
+use super::format::{COPY_SIZE as HEADER_SIZE, InputFormat, Slot, Unlock};
 use super::input::{KeyField, parse};
 use super::{InputRecord, RecordsError};
 use crate::keys::Keyring;
@@ -330,12 +330,12 @@ fn wrong_key_and_passphrases() {
     ));
     let mut bytes = std::fs::read(&path).unwrap();
     for copy in 0..2 {
-        bytes[copy * HEADER_SIZE + 8] = 2;
+        bytes[copy * HEADER_SIZE + 8] = 3;
     }
-    std::fs::write(dir.path().join("v2"), &bytes).unwrap();
+    std::fs::write(dir.path().join("v3"), &bytes).unwrap();
     assert!(matches!(
-        RecordFile::open(&dir.path().join("v2"), &[Unlock::Keyring(&ring)], false),
-        Err(RecordsError::Newer(2))
+        RecordFile::open(&dir.path().join("v3"), &[Unlock::Keyring(&ring)], false),
+        Err(RecordsError::Newer(3))
     ));
 }
 
@@ -558,17 +558,14 @@ fn every_bit_flip_is_detected_or_harmless() {
         .write(true)
         .open(&path)
         .unwrap();
-    // The meaningful part of each header copy (up to the end of the root), its
-    // checksum, and every page; the zero padding of the headers one bit per 61 bytes.
-    let root_end = super::format::ROOT_AT
-        + 16
-        + u32::from_le_bytes(bytes[super::format::ROOT_AT..][..4].try_into().unwrap()) as usize;
+    // The used bytes of each header copy (through its checksum), the unused rest one
+    // bit per 61 bytes, and every page.
     let mut offsets: Vec<usize> = Vec::new();
     for copy in 0..2 {
         let base = copy * HEADER_SIZE;
-        offsets.extend(base..base + root_end);
-        offsets.extend((base + root_end..base + HEADER_SIZE - 8).step_by(61));
-        offsets.extend(base + HEADER_SIZE - 8..base + HEADER_SIZE);
+        let used = used_len(&bytes[base..]);
+        offsets.extend(base..base + used);
+        offsets.extend((base + used..base + HEADER_SIZE).step_by(61));
     }
     offsets.extend(2 * HEADER_SIZE..len);
     let (mut detected, mut survived) = (0, 0);
@@ -694,33 +691,72 @@ fn swapped_replayed_and_spliced_pages_are_detected() {
     assert!(replays > 0);
 }
 
+/// The used length of a format-2 header copy starting at `b[0]`.
+fn used_len(b: &[u8]) -> usize {
+    u32::from_le_bytes(b[20..24].try_into().unwrap()) as usize
+}
+
 #[test]
-fn a_torn_header_write_leaves_the_old_content() {
+fn a_torn_header_write_leaves_the_old_or_the_new_content() {
     let dir = tmp();
     let ring = Keyring::generate().unwrap();
     let (path, input) = small_file(dir.path(), &ring);
+    let old = std::fs::read(&path).unwrap();
     let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], true).unwrap();
     append_csv(&mut f, b"1,new one\n");
-    let seq = f.info().unwrap().sequence;
     drop(f);
-    // The commit wrote the copy for its sequence; tear it (a crash mid-write).
-    let at = if seq % 2 == 1 { 0 } else { HEADER_SIZE };
-    let mut b = std::fs::read(&path).unwrap();
-    for x in &mut b[at + 100..at + 2000] {
-        *x = 0;
-    }
-    std::fs::write(&path, &b).unwrap();
-    assert_eq!(outcome(&path, &ring).unwrap(), input, "the old content");
+    let new = std::fs::read(&path).unwrap();
+    let want_new = {
+        let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+        open_all(&mut f).unwrap()
+    };
+    assert_ne!(want_new, input);
+    // The commit wrote copy B first, then A. Crashes at each point: B torn (A old);
+    // B whole and A old; B whole and A torn.
+    let (a, b) = (0..HEADER_SIZE, HEADER_SIZE..2 * HEADER_SIZE);
+    let tear = |bytes: &mut Vec<u8>, r: std::ops::Range<usize>| {
+        for x in &mut bytes[r.start + 100..r.start + 400] {
+            *x = 0;
+        }
+    };
+    let mut state = new.clone();
+    state[a.clone()].copy_from_slice(&old[a.clone()]);
+    tear(&mut state, b.clone());
+    std::fs::write(&path, &state).unwrap();
+    assert_eq!(
+        outcome_read(&path, &ring).unwrap(),
+        input,
+        "B torn: the old content"
+    );
+    let mut state = new.clone();
+    state[a.clone()].copy_from_slice(&old[a.clone()]);
+    std::fs::write(&path, &state).unwrap();
+    assert_eq!(
+        outcome(&path, &ring).unwrap(),
+        want_new,
+        "B written: the new content"
+    );
+    let mut state = new.clone();
+    tear(&mut state, a.clone());
+    std::fs::write(&path, &state).unwrap();
+    assert_eq!(
+        outcome_read(&path, &ring).unwrap(),
+        want_new,
+        "A torn: the new content"
+    );
     // Both copies torn: a clear error.
-    let other = HEADER_SIZE - at;
-    for x in &mut b[other + 100..other + 2000] {
-        *x = 0;
-    }
-    std::fs::write(&path, &b).unwrap();
+    tear(&mut state, b.clone());
+    std::fs::write(&path, &state).unwrap();
     assert!(matches!(
         outcome(&path, &ring),
         Err(RecordsError::CorruptHeader)
     ));
+}
+
+/// Opening and reading everything (no verification, which a damaged copy fails).
+fn outcome_read(path: &Path, ring: &Keyring) -> Result<Vec<u8>, RecordsError> {
+    let mut f = RecordFile::open(path, &[Unlock::Keyring(ring)], false)?;
+    open_all(&mut f)
 }
 
 #[test]
@@ -739,18 +775,15 @@ fn hostile_argon_parameters_are_refused() {
     )
     .unwrap();
     drop(f);
-    // Raise m in both copies' slot (offset 48 + 1) and fix the checksums: the root then
-    // fails too, but the caps are checked before any work.
+    // Raise m in both copies' slot (the first slot's body starts at 52 + 3) and fix the
+    // checksums: the root then fails too, but the caps are checked before any work.
     let mut b = std::fs::read(&path).unwrap();
     for copy in 0..2 {
         let base = copy * HEADER_SIZE;
-        b[base + 49..base + 53].copy_from_slice(&u32::MAX.to_le_bytes());
-        let root_len =
-            u32::from_le_bytes(b[base + super::format::ROOT_AT..][..4].try_into().unwrap())
-                as usize;
-        let used = super::format::ROOT_AT + 16 + root_len;
-        let sum = xxhash_rust::xxh3::xxh3_64(&b[base..base + used]);
-        b[base + HEADER_SIZE - 8..base + HEADER_SIZE].copy_from_slice(&sum.to_le_bytes());
+        b[base + 55..base + 59].copy_from_slice(&u32::MAX.to_le_bytes());
+        let used = used_len(&b[base..]);
+        let sum = xxhash_rust::xxh3::xxh3_64(&b[base..base + used - 8]);
+        b[base + used - 8..base + used].copy_from_slice(&sum.to_le_bytes());
     }
     std::fs::write(&path, &b).unwrap();
     let start = std::time::Instant::now();
@@ -935,7 +968,7 @@ fn verified_output_is_all_or_nothing_on_every_path() {
         .info()
         .unwrap()
         .allocated;
-    let late = 2 * crate::records::format::HEADER_SIZE as u64 + allocated * 6 / 10 * 512 + 100;
+    let late = 2 * HEADER_SIZE as u64 + allocated * 6 / 10 * 512 + 100;
     assert!(late < len);
     bytes[late as usize] ^= 1;
     std::fs::write(&path, &bytes).unwrap();
@@ -952,4 +985,63 @@ fn verified_output_is_all_or_nothing_on_every_path() {
             out.len()
         );
     }
+}
+
+/// Issue 17, item 1: after a delete and an append, every single-bit flip in the used
+/// bytes of either header copy gives the current content or an error: never the
+/// previous commit.
+#[test]
+fn every_header_bit_flip_after_updates_gives_the_current_content_or_an_error() {
+    let dir = tmp();
+    let ring = Keyring::generate().unwrap();
+    let (path, _) = small_file(dir.path(), &ring);
+    let mut states = vec![outcome(&path, &ring).unwrap()];
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], true).unwrap();
+    f.commit(Vec::new(), vec![b"3".to_vec()]).unwrap();
+    states.push(open_all(&mut f).unwrap());
+    append_csv(&mut f, b"77,appended\n");
+    let current = open_all(&mut f).unwrap();
+    drop(f);
+    assert!(states.iter().all(|s| *s != current));
+    let bytes = std::fs::read(&path).unwrap();
+    let mut file = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    let (mut current_seen, mut errors) = (0, 0);
+    for copy in 0..2 {
+        let base = copy * HEADER_SIZE;
+        let used = used_len(&bytes[base..]);
+        for (at, &byte) in bytes.iter().enumerate().skip(base).take(used) {
+            for bit in 0..8 {
+                file.seek(SeekFrom::Start(at as u64)).unwrap();
+                file.write_all(&[byte ^ (1 << bit)]).unwrap();
+                match outcome_read(&path, &ring) {
+                    Ok(all) if all == current => current_seen += 1,
+                    Ok(all) => panic!(
+                        "flip at {at} bit {bit}: {}",
+                        if states.contains(&all) {
+                            "an earlier commit read as current"
+                        } else {
+                            "other content"
+                        }
+                    ),
+                    Err(_) => errors += 1,
+                }
+                // And verification never passes with a damaged copy.
+                assert!(
+                    outcome(&path, &ring).is_err(),
+                    "flip at {at} bit {bit} verified"
+                );
+                file.seek(SeekFrom::Start(at as u64)).unwrap();
+                file.write_all(&[bytes[at]]).unwrap();
+            }
+        }
+    }
+    // Each copy's damage is covered by its twin: the current content every time.
+    assert!(
+        current_seen > 0 && errors == 0,
+        "{current_seen} current, {errors} errors"
+    );
 }

@@ -11,6 +11,7 @@ mod ids;
 mod keys;
 mod nonce;
 mod records;
+mod records_v1;
 mod serve;
 mod tiers;
 mod trust;

@@ -229,7 +229,7 @@ fn wrong_key_tampering_and_truncation_are_errors_without_output() {
     assert!(stderr_of(&out).contains("wrong key or passphrase"));
     // A flipped byte in the last data page: open prints nothing, verify names the page.
     let mut bytes = std::fs::read(&file).unwrap();
-    let at = 2 * 65536 + 10 * 4096 + 100;
+    let at = 2 * 4096 + 10 * 4096 + 100;
     bytes[at] ^= 0x20;
     let bad = dir.path().join("bad.vkr");
     std::fs::write(&bad, &bytes).unwrap();
@@ -258,7 +258,7 @@ fn wrong_key_tampering_and_truncation_are_errors_without_output() {
         .assert()
         .success();
     // Truncated.
-    std::fs::write(&bad, &std::fs::read(&file).unwrap()[..2 * 65536 + 4096 * 5]).unwrap();
+    std::fs::write(&bad, &std::fs::read(&file).unwrap()[..2 * 4096 + 4096 * 5]).unwrap();
     let out = open(&bad, &key);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
@@ -445,7 +445,8 @@ fn passphrases_and_rekey() {
         .output()
         .unwrap();
     assert!(
-        stdout_of(&info).contains("key slots: keyring key 1; passphrase (Argon2id"),
+        stdout_of(&info).contains("key slots: keyring key 1 (fingerprint ")
+            && stdout_of(&info).contains("); passphrase (Argon2id"),
         "{}",
         stdout_of(&info)
     );
@@ -594,7 +595,7 @@ fn append_killed_at_any_moment_leaves_old_or_new_content() {
     let old = open(&file, &key).stdout;
     // An index page flipped: open checks those too.
     let mut bytes = pristine.clone();
-    let index_page = 2 * 65536 + (pristine.len() - 2 * 65536) / 4096 / 2 * 4096;
+    let index_page = 2 * 4096 + (pristine.len() - 2 * 4096) / 4096 / 2 * 4096;
     bytes[index_page + 77] ^= 1;
     std::fs::write(&file, &bytes).unwrap();
     let out = open(&file, &key);

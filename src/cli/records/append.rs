@@ -59,6 +59,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub secrets: SecretArgs,
+
+    #[command(flatten)]
+    pub recovery: super::RecoveryArgs,
 }
 
 /// Runs `veilkit records append`.
@@ -69,7 +72,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let shown = args.file.display().to_string();
     let input_name = display_path(&args.input);
     let input = read_input(&args.input)?;
-    let mut file = open_file(&args.file, &secrets, true)?;
+    let mut file = open_file(&args.file, &secrets, true, &args.recovery)?;
     let facts = file.info().map_err(|e| records_error(e, &shown))?;
     let key = (!facts.key_field.is_empty()).then(|| KeyField::parse(&facts.key_field));
     let has_header = facts.header_row && !args.no_header;

@@ -54,6 +54,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub secrets: SecretArgs,
+
+    #[command(flatten)]
+    pub recovery: super::RecoveryArgs,
 }
 
 /// Runs `veilkit records delete`.
@@ -74,7 +77,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         .secrets
         .load(false, crate::records::format::ARGON_DEFAULT)?;
     let shown = args.file.display().to_string();
-    let mut file = open_file(&args.file, &secrets, true)?;
+    let mut file = open_file(&args.file, &secrets, true, &args.recovery)?;
     let asked = keys.len();
     let (_, _, removed) = file
         .commit(Vec::new(), keys)

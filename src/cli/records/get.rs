@@ -68,6 +68,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub secrets: SecretArgs,
+
+    #[command(flatten)]
+    pub recovery: super::RecoveryArgs,
 }
 
 /// Runs `veilkit records get`.
@@ -80,7 +83,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         .load(false, crate::records::format::ARGON_DEFAULT)?;
     // Open the key list first: a missing file is reported before any output.
     let mut key_input = args.keys_from.as_deref().map(open_input).transpose()?;
-    let mut file = open_file(&args.file, &secrets, false)?;
+    let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;
     let shown = args.file.display().to_string();
     let mut out = stdout_text();
     let mut found = false;

@@ -5,6 +5,7 @@ use super::super::keysource::{ENV_KEY, ENV_KEY_FILE};
 use super::super::output::stdout_text;
 use super::super::{Global, Status};
 use super::{SecretArgs, open_file, records_error};
+use crate::records::file::CopyState;
 use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
@@ -42,6 +43,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub secrets: SecretArgs,
+
+    #[command(flatten)]
+    pub recovery: super::RecoveryArgs,
 }
 
 /// Runs `veilkit records info`.
@@ -49,12 +53,20 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     let shown = args.file.display().to_string();
     let peek = crate::records::file::peek(&args.file).map_err(|e| records_error(e, &shown))?;
     let mut out = stdout_text();
+    let copy = |i: usize| match peek.copies[i] {
+        Some(seq) => format!("sequence {seq}"),
+        None => "damaged or torn (fails its checksum)".to_string(),
+    };
     let mut lines = vec![
         ("file", shown.clone()),
-        ("format", "veilkit record file, version 1".to_string()),
+        (
+            "format",
+            format!("veilkit record file, version {}", peek.version),
+        ),
         ("bytes", peek.bytes.to_string()),
         ("page size", peek.page_size.to_string()),
         ("commits", peek.sequence.to_string()),
+        ("copies", format!("A {}; B {}", copy(0), copy(1))),
         ("key slots", peek.slots.join("; ")),
     ];
     let given = args.secrets.key.key_file.is_some()
@@ -67,7 +79,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         let secrets = args
             .secrets
             .load(false, crate::records::format::ARGON_DEFAULT)?;
-        let mut file = open_file(&args.file, &secrets, false)?;
+        let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;
         let i = file.info().map_err(|e| records_error(e, &shown))?;
         lines.push(("records", i.records.to_string()));
         let mut input = i.format.name().to_string();
@@ -85,6 +97,25 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
                 i.live_pages,
                 i.allocated.saturating_sub(i.live_pages)
             ),
+        ));
+        lines.push((
+            "index",
+            if i.buckets == 0 {
+                "none (a small file: a lookup reads its few data pages)".to_string()
+            } else {
+                format!("{} buckets", i.buckets)
+            },
+        ));
+        let state = |c: CopyState| match c {
+            CopyState::Current => "current".to_string(),
+            CopyState::Behind => "one commit behind (the next update rewrites it)".to_string(),
+            CopyState::Damaged(Some(s)) => format!("DAMAGED (claims sequence {s})"),
+            CopyState::Damaged(None) => "DAMAGED".to_string(),
+        };
+        lines.retain(|(k, _)| *k != "copies");
+        lines.push((
+            "copies",
+            format!("A {}; B {}", state(i.copies[0]), state(i.copies[1])),
         ));
     }
     for (k, v) in lines {

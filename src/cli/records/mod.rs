@@ -272,10 +272,39 @@ impl SecretArgs {
     }
 }
 
-/// Opens a record file with the secrets given, with a hint for each kind of failure.
-pub fn open_file(path: &Path, secrets: &Secrets, writable: bool) -> anyhow::Result<RecordFile> {
+/// What to do about a damaged header copy.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RecoveryArgs {
+    /// For a format-1 file whose newer header copy is damaged: use the intact copy, which
+    /// may hold the commit before the last (its changes would then be missing).
+    #[arg(long, help_heading = "Damage")]
+    pub previous_commit: bool,
+}
+
+/// Opens a record file with the secrets given, with a hint for each kind of failure and
+/// a warning when a header copy is damaged.
+pub fn open_file(
+    path: &Path,
+    secrets: &Secrets,
+    writable: bool,
+    recovery: &RecoveryArgs,
+) -> anyhow::Result<RecordFile> {
     let shown = path.display().to_string();
-    RecordFile::open(path, &secrets.unlocks(), writable).map_err(|e| records_error(e, &shown))
+    let options = crate::records::file::OpenOptions {
+        writable,
+        previous_commit: recovery.previous_commit,
+    };
+    let file = RecordFile::open_with(path, &secrets.unlocks(), options)
+        .map_err(|e| records_error(e, &shown))?;
+    if let Some(e) = file.damage_error() {
+        let why = if recovery.previous_commit {
+            "as asked (--previous-commit): the changes of the last commit may be missing"
+        } else {
+            "reading the intact copy"
+        };
+        super::report::warn(format!("{shown}: {e}; {why}"));
+    }
+    Ok(file)
 }
 
 /// Converts a library error into one with context and, where useful, a hint.
@@ -291,6 +320,13 @@ pub fn records_error(e: RecordsError, shown: &str) -> anyhow::Error {
             )
         }
         RecordsError::Newer(_) => Some("upgrade veilkit".to_string()),
+        RecordsError::DamagedCopy { kept, .. } => Some(format!(
+            "pass --previous-commit to use copy {kept} anyway (nothing is written until a later update), or restore the file from a backup"
+        )),
+        RecordsError::CopyDamaged { .. } => Some(
+            "reads use the intact copy; the next append, delete or rekey rewrites both copies"
+                .to_string(),
+        ),
         RecordsError::OpenWrite(io) if io.kind() == std::io::ErrorKind::PermissionDenied => Some(
             "append, delete and rekey change the file in place: they need write permission on it"
                 .to_string(),

@@ -59,6 +59,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub secrets: SecretArgs,
+
+    #[command(flatten)]
+    pub recovery: super::RecoveryArgs,
 }
 
 /// Runs `veilkit records open`.
@@ -66,7 +69,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let secrets = args
         .secrets
         .load(false, crate::records::format::ARGON_DEFAULT)?;
-    let mut file = open_file(&args.file, &secrets, false)?;
+    let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;
     let shown = args.file.display().to_string();
     let dest = Destination::open(
         args.output.as_ref(),

@@ -8,6 +8,7 @@ use super::super::{Global, Status};
 use super::{KdfArgs, SecretArgs, open_file, read_passphrase, records_error};
 use crate::records::RecordsError;
 use crate::records::format::Slot;
+use crate::records::slots::fingerprint_hex;
 use anyhow::Context;
 use std::path::PathBuf;
 
@@ -17,8 +18,10 @@ pub const ABOUT: &str = "Add, remove or replace a record file's key slots, or ro
 /// The description in `--help` and the man page.
 pub const LONG_ABOUT: &str = "Change who can open a record file. Unlock it as usual (--key-file, \
 --passphrase, --passphrase-file), then add slots (--add-key-file for that keyring's current \
-key, --add-passphrase, --add-passphrase-file) and remove slots (--remove-key ID, \
---remove-passphrase); removing and adding in one run replaces a slot. Only the header is \
+key, --add-passphrase, --add-passphrase-file) and remove slots (--remove-key FINGERPRINT or ID, \
+--remove-passphrase); removing and adding in one run replaces a slot. Slots are told apart by \
+their keys' fingerprints (`records info` shows them): adding a key never removes the slot of \
+another key, even one with the same id. Only the header is \
 rewritten: the new header copy first, then the other, so that a crash at any moment leaves \
 a file that opens, and a removed secret no longer opens it afterwards.
 
@@ -39,7 +42,7 @@ pub const MAN: ManExtra = ManExtra {
         ),
         (
             "Move from a key to a new key",
-            "veilkit records rekey app.vkr --key-file old.key --add-key-file new.key --remove-key 1",
+            "veilkit records rekey app.vkr --key-file old.key --add-key-file new.key --remove-key 3f2a9c0d11b2e4f5",
         ),
         (
             "Purge deleted records and rotate the data key",
@@ -68,9 +71,11 @@ pub struct Args {
     #[arg(long, value_name = "PATH", help_heading = "Slots")]
     pub add_passphrase_file: Option<PathBuf>,
 
-    /// Remove the slots of keyring key ID; repeatable.
-    #[arg(long, value_name = "ID", help_heading = "Slots")]
-    pub remove_key: Vec<u32>,
+    /// Remove the slot of a keyring key, named by its fingerprint (16 hex digits, as
+    /// `records info` and `veilkit keys` show it) or by its id when only one slot has
+    /// that id; repeatable.
+    #[arg(long, value_name = "ID|FINGERPRINT", help_heading = "Slots")]
+    pub remove_key: Vec<String>,
 
     /// Remove every passphrase slot.
     #[arg(long, help_heading = "Slots")]
@@ -84,13 +89,48 @@ pub struct Args {
     pub secrets: SecretArgs,
 
     #[command(flatten)]
+    pub recovery: super::RecoveryArgs,
+
+    #[command(flatten)]
     pub kdf: KdfArgs,
 }
 
-fn describe(s: &Slot) -> String {
-    match s {
-        Slot::Keyring { key_id, .. } => format!("keyring key {key_id}"),
-        Slot::Passphrase { .. } => "passphrase".to_string(),
+/// The slots a `--remove-key` value names: by fingerprint, or by id when one slot has it.
+fn named_slots(slots: &[Slot], name: &str, shown: &str) -> anyhow::Result<Vec<usize>> {
+    let by_fp = name.len() == 16 && name.bytes().all(|c| c.is_ascii_hexdigit());
+    let hits: Vec<usize> = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| match s {
+            Slot::Keyring {
+                key_id,
+                fingerprint,
+                ..
+            } => {
+                if by_fp {
+                    fingerprint_hex(fingerprint).eq_ignore_ascii_case(name)
+                } else {
+                    name.parse::<u32>().is_ok_and(|id| id == *key_id)
+                }
+            }
+            Slot::Passphrase { .. } => false,
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match hits.len() {
+        0 => anyhow::bail!("--remove-key {name}: {shown} has no slot for keyring key {name}"),
+        1 => Ok(hits),
+        _ => Err(hinted(
+            format!(
+                "--remove-key {name}: {} slots are for keyring keys with id {name}: {}",
+                hits.len(),
+                hits.iter()
+                    .map(|&i| slots[i].describe())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            "name the slot by its fingerprint",
+        )),
     }
 }
 
@@ -115,27 +155,24 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     )?;
     let shown = args.file.display().to_string();
     // Writable: the lock keeps other writers out, also while the file is rewritten.
-    let mut file = open_file(&args.file, &secrets, true)?;
+    let mut file = open_file(&args.file, &secrets, true, &args.recovery)?;
     let old: Vec<Slot> = file.slots().to_vec();
-    let kept: Vec<Slot> = old
-        .iter()
-        .filter(|s| match s {
-            Slot::Keyring { key_id, .. } => !args.remove_key.contains(key_id),
-            Slot::Passphrase { .. } => !args.remove_passphrase,
-        })
-        .cloned()
-        .collect();
-    for id in &args.remove_key {
-        if !old
-            .iter()
-            .any(|s| matches!(s, Slot::Keyring { key_id, .. } if key_id == id))
-        {
-            anyhow::bail!("--remove-key {id}: {shown} has no slot for keyring key {id}");
-        }
+    let mut removed: Vec<usize> = Vec::new();
+    for name in &args.remove_key {
+        removed.extend(named_slots(&old, name, &shown)?);
     }
     if args.remove_passphrase && !old.iter().any(|s| matches!(s, Slot::Passphrase { .. })) {
         anyhow::bail!("--remove-passphrase: {shown} has no passphrase slot");
     }
+    let kept: Vec<Slot> = old
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| {
+            let passphrase = matches!(s, Slot::Passphrase { .. });
+            !(removed.contains(i) || args.remove_passphrase && passphrase)
+        })
+        .map(|(_, s)| s.clone())
+        .collect();
     let params = args.kdf.params();
     // The slots of the new header, made for a file id and data key.
     let make = |id: &[u8; 16], dk: &[u8; 32], rotating: bool| -> Result<Vec<Slot>, anyhow::Error> {
@@ -147,21 +184,27 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             }
             // A new data key: every kept slot is made again, from its secret.
             let remade = match s {
-                Slot::Keyring { key_id, .. } => {
+                Slot::Keyring {
+                    key_id,
+                    fingerprint,
+                    ..
+                } => {
+                    let fp = fingerprint_hex(fingerprint);
                     let k = secrets
                         .ring
                         .iter()
                         .chain(new_ring.iter())
-                        .find_map(|r| r.get(*key_id));
+                        .flat_map(|r| r.keys())
+                        .find(|k| s.is_key(k));
                     match k {
                         Some(k) => Slot::for_key(k, id, dk)?,
                         None => {
                             return Err(hinted(
                                 format!(
-                                    "the slot of keyring key {key_id} cannot be made again without that key"
+                                    "the slot of keyring key {key_id} (fingerprint {fp}) cannot be made again without that key"
                                 ),
                                 format!(
-                                    "give a key file holding key {key_id} with --key-file, or drop the slot with --remove-key {key_id}"
+                                    "give a key file holding that key with --key-file, or drop the slot with --remove-key {fp}"
                                 ),
                             ));
                         }
@@ -180,8 +223,10 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             slots.push(remade);
         }
         if let Some(r) = &new_ring {
+            // Added beside the others: a slot is replaced only when it is for this very
+            // key (same id and fingerprint), never because another key shares its id.
             let k = r.current();
-            slots.retain(|s| !matches!(s, Slot::Keyring { key_id, .. } if *key_id == k.id()));
+            slots.retain(|s| !s.is_key(k));
             slots.push(Slot::for_key(k, id, dk)?);
         }
         if let Some(p) = &new_pass {
@@ -247,7 +292,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         return Ok(Status::Success);
     }
     let slots = make(&file.file_id(), &file.data_key(), false)?;
-    let now: Vec<String> = slots.iter().map(describe).collect();
+    let now: Vec<String> = slots.iter().map(Slot::describe).collect();
     file.set_slots(slots)
         .map_err(|e| records_error(e, &shown))?;
     info(

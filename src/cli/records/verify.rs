@@ -37,6 +37,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub secrets: SecretArgs,
+
+    #[command(flatten)]
+    pub recovery: super::RecoveryArgs,
 }
 
 /// Runs `veilkit records verify`.
@@ -45,7 +48,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         .secrets
         .load(false, crate::records::format::ARGON_DEFAULT)?;
     let shown = args.file.display().to_string();
-    let mut file = open_file(&args.file, &secrets, false)?;
+    let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;
     let bar = Bar::items(global, "verifying");
     let report = file.verify(&bar);
     bar.finish();

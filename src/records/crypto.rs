@@ -1,0 +1,200 @@
+//! The keys of an open record file, derived from its data key: the AEAD that seals every
+//! page and the root, and the HMAC that makes lookup tokens.
+
+use super::RecordsError;
+use super::pages::{Kind, PAGE_OVERHEAD};
+use aes_gcm_siv::Aes256GcmSiv;
+use aes_gcm_siv::aead::{AeadInOut, KeyInit};
+use hmac::Mac;
+use zeroize::Zeroizing;
+
+/// The keys of an open file: pages, tokens.
+pub struct FileKeys {
+    pages: Aes256GcmSiv,
+    tokens: hmac::Hmac<sha2::Sha256>,
+    data_key: Zeroizing<[u8; 32]>,
+}
+
+/// Draws random bytes, or says why it could not.
+pub fn random(out: &mut [u8]) -> Result<(), RecordsError> {
+    getrandom::fill(out).map_err(|e| RecordsError::Random(e.to_string()))
+}
+
+/// The associated data of a page: `"VKRP" ‖ file id ‖ kind ‖ logical number ‖
+/// generation`.
+pub fn page_aad(file_id: &[u8; 16], kind: Kind, logical: u64, generation: u64) -> [u8; 37] {
+    let mut a = [0u8; 37];
+    a[..4].copy_from_slice(b"VKRP");
+    a[4..20].copy_from_slice(file_id);
+    a[20] = kind as u8;
+    a[21..29].copy_from_slice(&logical.to_le_bytes());
+    a[29..37].copy_from_slice(&generation.to_le_bytes());
+    a
+}
+
+/// The label before the header bytes in the root's associated data.
+pub const ROOT_LABEL: &[u8] = b"veilkit-records-root";
+
+impl FileKeys {
+    /// Subkeys of a data key.
+    pub fn new(data_key: &[u8; 32]) -> FileKeys {
+        let mut pk = Zeroizing::new([0u8; 32]);
+        crate::keys::derive(data_key, 0, "records/pages", b"", pk.as_mut());
+        let mut tk = Zeroizing::new([0u8; 32]);
+        crate::keys::derive(data_key, 0, "records/tokens", b"", tk.as_mut());
+        FileKeys {
+            pages: Aes256GcmSiv::new_from_slice(pk.as_ref()).expect("32-byte key"),
+            tokens: <hmac::Hmac<sha2::Sha256> as hmac::KeyInit>::new_from_slice(tk.as_ref())
+                .expect("any key length"),
+            data_key: Zeroizing::new(*data_key),
+        }
+    }
+
+    /// The data key (to wrap it into new slots).
+    pub fn data_key(&self) -> &[u8; 32] {
+        &self.data_key
+    }
+
+    /// The lookup token of a key: the first 8 bytes of HMAC-SHA256(tokens key, key)
+    /// read as a little-endian u64.
+    #[inline]
+    pub fn token(&self, key: &[u8]) -> u64 {
+        let mut m = self.tokens.clone();
+        m.update(key);
+        let out = m.finalize().into_bytes();
+        u64::from_le_bytes(out[..8].try_into().expect("8 bytes"))
+    }
+
+    /// Seals a page: `out` gets nonce, ciphertext of `plain` padded with zeros to
+    /// `page_size - 28`, and tag.
+    #[allow(clippy::too_many_arguments)] // the page's place is five fields of its AAD
+    pub fn seal_page(
+        &self,
+        file_id: &[u8; 16],
+        kind: Kind,
+        logical: u64,
+        generation: u64,
+        plain: &[u8],
+        page_size: usize,
+        out: &mut [u8],
+    ) -> Result<(), RecordsError> {
+        let body = page_size - PAGE_OVERHEAD;
+        if plain.len() > body {
+            return Err(RecordsError::TooLarge);
+        }
+        let mut nonce = [0u8; 12];
+        random(&mut nonce)?;
+        out[..12].copy_from_slice(&nonce);
+        let buf = &mut out[12..12 + body];
+        buf[..plain.len()].copy_from_slice(plain);
+        buf[plain.len()..].fill(0);
+        let aad = page_aad(file_id, kind, logical, generation);
+        let tag = self
+            .pages
+            .encrypt_inout_detached(&nonce.into(), &aad, buf.into())
+            .map_err(|_| RecordsError::TooLarge)?;
+        out[12 + body..page_size].copy_from_slice(&tag);
+        Ok(())
+    }
+
+    /// Opens a sealed page in place; returns the plaintext body, or `None` when it does
+    /// not authenticate.
+    pub fn open_page<'a>(
+        &self,
+        file_id: &[u8; 16],
+        kind: Kind,
+        logical: u64,
+        generation: u64,
+        page: &'a mut [u8],
+    ) -> Option<&'a [u8]> {
+        let n = page.len();
+        if n < PAGE_OVERHEAD {
+            return None;
+        }
+        let (head, rest) = page.split_at_mut(12);
+        let (body, tag) = rest.split_at_mut(n - PAGE_OVERHEAD);
+        let nonce: [u8; 12] = head.try_into().ok()?;
+        let tag: [u8; 16] = (&*tag).try_into().ok()?;
+        let aad = page_aad(file_id, kind, logical, generation);
+        self.pages
+            .decrypt_inout_detached(&nonce.into(), &aad, (&mut *body).into(), &tag.into())
+            .ok()?;
+        Some(body)
+    }
+
+    /// Seals the root under `nonce` with `ROOT_LABEL ‖ header` as associated data
+    /// (`header`: every byte of the header copy before the root's ciphertext).
+    pub fn seal_root(
+        &self,
+        header: &[u8],
+        nonce: &[u8; 12],
+        root: &[u8],
+    ) -> Result<Vec<u8>, RecordsError> {
+        let mut buf = root.to_vec();
+        let aad = [ROOT_LABEL, header].concat();
+        let tag = self
+            .pages
+            .encrypt_inout_detached(&(*nonce).into(), &aad, buf.as_mut_slice().into())
+            .map_err(|_| RecordsError::TooLarge)?;
+        buf.extend_from_slice(&tag);
+        Ok(buf)
+    }
+
+    /// Opens a root sealed by [`FileKeys::seal_root`]; `None` when it does not
+    /// authenticate.
+    pub fn open_root(&self, header: &[u8], nonce: &[u8; 12], sealed: &[u8]) -> Option<Vec<u8>> {
+        if sealed.len() < 16 {
+            return None;
+        }
+        let (ct, tag) = sealed.split_at(sealed.len() - 16);
+        let mut buf = ct.to_vec();
+        let tag: [u8; 16] = tag.try_into().ok()?;
+        let aad = [ROOT_LABEL, header].concat();
+        self.pages
+            .decrypt_inout_detached(
+                &(*nonce).into(),
+                &aad,
+                buf.as_mut_slice().into(),
+                &tag.into(),
+            )
+            .ok()?;
+        Some(buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_authenticate_their_place() {
+        let keys = FileKeys::new(&[5; 32]);
+        let id = [9u8; 16];
+        let mut page = vec![0u8; 1024];
+        keys.seal_page(&id, Kind::Data, 3, 7, b"hello", 1024, &mut page)
+            .unwrap();
+        let mut p = page.clone();
+        assert_eq!(
+            &keys.open_page(&id, Kind::Data, 3, 7, &mut p).unwrap()[..5],
+            b"hello"
+        );
+        for (kind, logical, generation, fid) in [
+            (Kind::Index, 3, 7, id),
+            (Kind::Data, 4, 7, id),
+            (Kind::Data, 3, 8, id),
+            (Kind::Data, 3, 7, [1u8; 16]),
+        ] {
+            let mut p = page.clone();
+            assert!(
+                keys.open_page(&fid, kind, logical, generation, &mut p)
+                    .is_none()
+            );
+        }
+        let mut flipped = page.clone();
+        flipped[500] ^= 1;
+        assert!(
+            keys.open_page(&id, Kind::Data, 3, 7, &mut flipped)
+                .is_none()
+        );
+    }
+}

@@ -1,0 +1,296 @@
+//! Reading and writing a record file's pages, and the lock that keeps writers one at a
+//! time.
+
+use super::RecordsError;
+use super::codec::PageRef;
+use super::crypto::FileKeys;
+use super::pages::{Kind, decode_dir, parse_data};
+use crate::progress::Progress;
+use std::fs::File;
+use std::path::Path;
+
+/// Reads `buf.len()` bytes at `at`; a short file is `Truncated`.
+pub fn read_exact_at(file: &File, at: u64, buf: &mut [u8]) -> Result<(), RecordsError> {
+    let short = |e: std::io::Error| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            RecordsError::Truncated
+        } else {
+            RecordsError::Read(e)
+        }
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(buf, at).map_err(short)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = file;
+        f.seek(SeekFrom::Start(at)).map_err(RecordsError::Read)?;
+        f.read_exact(buf).map_err(short)
+    }
+}
+
+/// Writes `bytes` at `at`.
+pub fn write_at(file: &File, at: u64, bytes: &[u8]) -> Result<(), RecordsError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.write_all_at(bytes, at).map_err(RecordsError::Write)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut f = file;
+        f.seek(SeekFrom::Start(at)).map_err(RecordsError::Write)?;
+        f.write_all(bytes).map_err(RecordsError::Write)
+    }
+}
+
+/// The lock of the record file at `path`, if there is one, for a command that is about
+/// to replace it (`seal --force`): held until the replacement is renamed into place,
+/// so that no writer commits into the file being replaced.
+pub fn lock_existing(path: &Path) -> Result<Option<File>, RecordsError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => lock_path(path, false).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// Opens a record file; for writing, with an exclusive lock held until it is closed (one
+/// writer at a time; readers need none, since commits never overwrite what the current
+/// header names).
+pub fn open_locked(path: &Path, writable: bool) -> Result<File, RecordsError> {
+    if !writable {
+        return File::open(path).map_err(RecordsError::Read);
+    }
+    lock_path(path, true)
+}
+
+/// Opens `path` and takes its exclusive lock; after waiting for it, checks that the path
+/// still names the file locked (a writer that replaced the file meanwhile renamed a new
+/// one over it), else opens the new one and locks that.
+fn lock_path(path: &Path, writable: bool) -> Result<File, RecordsError> {
+    loop {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(writable)
+            .open(path)
+            .map_err(|e| {
+                if writable {
+                    RecordsError::OpenWrite(e)
+                } else {
+                    RecordsError::Read(e)
+                }
+            })?;
+        file.lock().map_err(RecordsError::Write)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let held = file.metadata().map_err(RecordsError::Read)?;
+            match std::fs::metadata(path) {
+                Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => return Ok(file),
+                Ok(_) => continue,
+                Err(e) => return Err(RecordsError::Read(e)),
+            }
+        }
+        #[cfg(not(unix))]
+        return Ok(file);
+    }
+}
+
+/// The logical number of directory page `index` of level `level` (1 for the
+/// directories that name the pages): `(level - 1) · 2^56 + index`.
+pub fn dir_logical(level: u8, index: u64) -> u64 {
+    (u64::from(level.saturating_sub(1)) << 56) | index
+}
+
+/// Reads and authenticates pages (usable while the file is borrowed elsewhere).
+#[derive(Clone, Copy)]
+pub struct PageReader<'a> {
+    /// The file.
+    pub file: &'a File,
+    /// Its keys.
+    pub keys: &'a FileKeys,
+    /// Its id.
+    pub id: [u8; 16],
+    /// The page size.
+    pub page_size: usize,
+    /// Where page 0 starts.
+    pub pages_at: u64,
+}
+
+impl PageReader<'_> {
+    /// Where physical page `physical` starts.
+    fn offset(&self, physical: u64) -> Result<u64, RecordsError> {
+        physical
+            .checked_mul(self.page_size as u64)
+            .and_then(|o| o.checked_add(self.pages_at))
+            .ok_or(RecordsError::Truncated)
+    }
+
+    /// The plaintext of page `logical` of `kind`, authenticated.
+    pub fn page(&self, kind: Kind, logical: u64, r: &PageRef) -> Result<Vec<u8>, RecordsError> {
+        let mut buf = vec![0u8; self.page_size];
+        read_exact_at(self.file, self.offset(r.physical)?, &mut buf)?;
+        let plain = self
+            .keys
+            .open_page(&self.id, kind, logical, r.generation, &mut buf)
+            .ok_or(RecordsError::PageAuth {
+                kind: kind.name(),
+                logical,
+            })?
+            .to_vec();
+        Ok(plain)
+    }
+
+    /// The entries of directory page `index` of `level` of a list of `kind`.
+    pub fn dir(
+        &self,
+        kind: Kind,
+        level: u8,
+        index: u64,
+        r: &PageRef,
+    ) -> Result<Vec<PageRef>, RecordsError> {
+        let p = self.page(kind, dir_logical(level, index), r)?;
+        decode_dir(&p).ok_or(RecordsError::Corrupt("a directory page does not parse"))
+    }
+
+    /// Calls `f` with every record of the data pages `pages` (logical number, ref), in
+    /// order, authenticating each page; reads runs of consecutive pages in one go.
+    pub fn each_record(
+        &self,
+        pages: &[(u64, PageRef)],
+        progress: &dyn Progress,
+        f: &mut dyn FnMut(&[u8]) -> Result<(), RecordsError>,
+    ) -> Result<(), RecordsError> {
+        const RUN: usize = 64;
+        let mut buf = vec![0u8; self.page_size * RUN];
+        let mut j = 0;
+        while j < pages.len() {
+            let mut run = 1;
+            while j + run < pages.len()
+                && run < RUN
+                && pages[j + run].1.physical == pages[j].1.physical + run as u64
+            {
+                run += 1;
+            }
+            let at = self.offset(pages[j].1.physical)?;
+            read_exact_at(self.file, at, &mut buf[..run * self.page_size])?;
+            for (k, &(logical, e)) in pages[j..j + run].iter().enumerate() {
+                let page = &mut buf[k * self.page_size..(k + 1) * self.page_size];
+                let plain = self
+                    .keys
+                    .open_page(&self.id, Kind::Data, logical, e.generation, page)
+                    .ok_or(RecordsError::PageAuth {
+                        kind: "data",
+                        logical,
+                    })?;
+                let recs =
+                    parse_data(plain).ok_or(RecordsError::Corrupt("a data page does not parse"))?;
+                if recs.len() as u64 != e.count {
+                    return Err(RecordsError::Corrupt("record counts disagree"));
+                }
+                for rec in &recs {
+                    f(&plain[rec.raw.clone()])?;
+                }
+            }
+            progress.advance(run as u64);
+            j += run;
+        }
+        Ok(())
+    }
+}
+
+/// Writes sealed pages at consecutive physical positions from `next_physical`.
+pub struct PageWriter<'a> {
+    file: &'a File,
+    keys: &'a FileKeys,
+    file_id: [u8; 16],
+    page_size: usize,
+    pages_at: u64,
+    /// The next physical page to write.
+    pub next_physical: u64,
+    generation: u64,
+    buf: Vec<u8>,
+    pending: Vec<u8>,
+    pending_start: u64,
+}
+
+impl<'a> PageWriter<'a> {
+    /// Writes pages of generation `generation` from physical page `next_physical` on.
+    pub fn new(reader: PageReader<'a>, next_physical: u64, generation: u64) -> Self {
+        PageWriter {
+            file: reader.file,
+            keys: reader.keys,
+            file_id: reader.id,
+            page_size: reader.page_size,
+            pages_at: reader.pages_at,
+            next_physical,
+            generation,
+            buf: vec![0u8; reader.page_size],
+            pending: Vec::with_capacity(1 << 20),
+            pending_start: next_physical,
+        }
+    }
+
+    /// A reader of the same file (for pages already flushed).
+    pub fn reader(&self) -> PageReader<'a> {
+        PageReader {
+            file: self.file,
+            keys: self.keys,
+            id: self.file_id,
+            page_size: self.page_size,
+            pages_at: self.pages_at,
+        }
+    }
+
+    /// The page size.
+    pub fn page_size(&self) -> usize {
+        self.page_size
+    }
+
+    /// Seals `plain` as page `logical` of `kind` in the next physical page; returns its
+    /// ref with `count`.
+    pub fn write(
+        &mut self,
+        kind: Kind,
+        logical: u64,
+        plain: &[u8],
+        count: u64,
+    ) -> Result<PageRef, RecordsError> {
+        self.keys.seal_page(
+            &self.file_id,
+            kind,
+            logical,
+            self.generation,
+            plain,
+            self.page_size,
+            &mut self.buf,
+        )?;
+        self.pending.extend_from_slice(&self.buf);
+        let r = PageRef {
+            physical: self.next_physical,
+            generation: self.generation,
+            count,
+        };
+        self.next_physical += 1;
+        if self.pending.len() >= 1 << 20 {
+            self.flush()?;
+        }
+        Ok(r)
+    }
+
+    /// Writes the pages held back.
+    pub fn flush(&mut self) -> Result<(), RecordsError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let at = self.pages_at + self.pending_start * self.page_size as u64;
+        write_at(self.file, at, &self.pending)?;
+        self.pending.clear();
+        self.pending_start = self.next_physical;
+        Ok(())
+    }
+}

@@ -1,0 +1,413 @@
+//! What pages hold once decrypted: records (data pages), token entries (index pages)
+//! and page references (directory pages); their capacities; buckets and tags.
+
+use super::codec::{Cursor, PageRef, get_varint, put_varint, varint_len};
+use super::{KeyPlace, RecordsError};
+
+/// Page kinds, bound into each page's associated data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    /// Records.
+    Data = 1,
+    /// Token index.
+    Index = 2,
+    /// Directory of data pages.
+    DataDir = 3,
+    /// Directory of index pages.
+    IndexDir = 4,
+    /// The input's header row.
+    Prefix = 5,
+}
+
+impl Kind {
+    /// The name used in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Data => "data",
+            Kind::Index => "index",
+            Kind::DataDir => "data directory",
+            Kind::IndexDir => "index directory",
+            Kind::Prefix => "prefix",
+        }
+    }
+}
+
+/// Bytes a page spends on its nonce and tag.
+pub const PAGE_OVERHEAD: usize = 28;
+
+/// Plaintext bytes of a page.
+pub fn data_capacity(page_size: usize) -> usize {
+    page_size - PAGE_OVERHEAD
+}
+
+/// Entries of a directory page.
+pub fn dir_capacity(page_size: usize) -> usize {
+    (page_size - PAGE_OVERHEAD - 2) / 20
+}
+
+/// The bucket of a token: its high bits, scaled to `buckets`.
+#[inline]
+pub fn bucket_of(token: u64, buckets: u32) -> u32 {
+    ((u128::from(token) * u128::from(buckets)) >> 64) as u32
+}
+
+/// One record inside a decrypted data page: where its bytes and its key are.
+#[derive(Debug, Clone)]
+pub struct Rec {
+    /// The record's bytes in the page.
+    pub raw: std::ops::Range<usize>,
+    /// Its key.
+    pub key: KeyIn,
+}
+
+/// Where a record's key is in a data page.
+#[derive(Debug, Clone)]
+pub enum KeyIn {
+    /// A range of the record's bytes (relative to the record).
+    InRaw(std::ops::Range<usize>),
+    /// Bytes of its own (a range of the page).
+    Own(std::ops::Range<usize>),
+}
+
+impl Rec {
+    /// The key's bytes.
+    pub fn key<'a>(&self, page: &'a [u8]) -> &'a [u8] {
+        match &self.key {
+            KeyIn::InRaw(r) => &page[self.raw.start + r.start..self.raw.start + r.end],
+            KeyIn::Own(r) => &page[r.clone()],
+        }
+    }
+
+    /// The record as an owned input record (for rewriting a page).
+    pub fn to_owned_parts(&self, page: &[u8]) -> (Vec<u8>, KeyPlace) {
+        let key = match &self.key {
+            KeyIn::InRaw(k) => KeyPlace::InRaw(k.clone()),
+            KeyIn::Own(k) => KeyPlace::Own(page[k.clone()].to_vec()),
+        };
+        (page[self.raw.clone()].to_vec(), key)
+    }
+}
+
+/// Parses a data page's records: `u16 count`, then the records.
+pub fn parse_data(page: &[u8]) -> Option<Vec<Rec>> {
+    let n = u16::from_le_bytes(page.get(..2)?.try_into().ok()?) as usize;
+    let mut at = 2;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let (rec, next) = parse_record(page, at)?;
+        out.push(rec);
+        at = next;
+    }
+    Some(out)
+}
+
+/// Parses the record at `at`; returns it and where the next one starts. A record is a
+/// varint `raw length · 2 + own`, the raw bytes, then either varints `key offset, key
+/// length` into them (`own` = 0) or a varint key length and the key bytes (`own` = 1).
+#[inline]
+pub fn parse_record(page: &[u8], mut at: usize) -> Option<(Rec, usize)> {
+    let head = get_varint(page, &mut at)?;
+    let own = head & 1 == 1;
+    let raw_len = usize::try_from(head >> 1).ok()?;
+    let raw = at..at.checked_add(raw_len)?;
+    if raw.end > page.len() {
+        return None;
+    }
+    at = raw.end;
+    let key = if own {
+        let len = get_varint(page, &mut at)? as usize;
+        let r = at..at.checked_add(len)?;
+        if r.end > page.len() {
+            return None;
+        }
+        at = r.end;
+        KeyIn::Own(r)
+    } else {
+        let off = get_varint(page, &mut at)? as usize;
+        let len = get_varint(page, &mut at)? as usize;
+        if off.checked_add(len)? > raw_len {
+            return None;
+        }
+        KeyIn::InRaw(off..off + len)
+    };
+    Some((Rec { raw, key }, at))
+}
+
+/// The raw bytes of the record with `key` in a data page, scanning without allocating.
+/// `None` when the page does not parse.
+pub fn find_in_data<'p>(page: &'p [u8], key: &[u8]) -> Option<Option<&'p [u8]>> {
+    let n = u16::from_le_bytes(page.get(..2)?.try_into().ok()?) as usize;
+    let mut at = 2;
+    for _ in 0..n {
+        let (rec, next) = parse_record(page, at)?;
+        if rec.key(page) == key {
+            return Some(Some(&page[rec.raw]));
+        }
+        at = next;
+    }
+    Some(None)
+}
+
+/// Appends a record to a data page's plaintext (without the count, which the caller
+/// writes).
+pub fn encode_record(out: &mut Vec<u8>, raw: &[u8], key: &KeyPlace) {
+    match key {
+        KeyPlace::InRaw(r) => {
+            put_varint(out, (raw.len() as u64) << 1);
+            out.extend_from_slice(raw);
+            put_varint(out, r.start as u64);
+            put_varint(out, (r.end - r.start) as u64);
+        }
+        KeyPlace::Own(k) => {
+            put_varint(out, ((raw.len() as u64) << 1) | 1);
+            out.extend_from_slice(raw);
+            put_varint(out, k.len() as u64);
+            out.extend_from_slice(k);
+        }
+    }
+}
+
+/// The bytes [`encode_record`] writes.
+pub fn record_size(raw: &[u8], key: &KeyPlace) -> usize {
+    let head = varint_len((raw.len() as u64) << 1) + raw.len();
+    match key {
+        KeyPlace::InRaw(r) => {
+            head + varint_len(r.start as u64) + varint_len((r.end - r.start) as u64)
+        }
+        KeyPlace::Own(k) => head + varint_len(k.len() as u64) + k.len(),
+    }
+}
+
+/// A data page's plaintext from its records.
+pub fn encode_data(recs: &[(Vec<u8>, KeyPlace)]) -> Vec<u8> {
+    let mut b = Vec::with_capacity(2 + recs.iter().map(|(r, k)| record_size(r, k)).sum::<usize>());
+    b.extend_from_slice(&(recs.len() as u16).to_le_bytes());
+    for (raw, key) in recs {
+        encode_record(&mut b, raw, key);
+    }
+    b
+}
+
+/// The width of index entries: a tag of the token's low bits and a data page number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexLayout {
+    /// Bytes of the tag: 2 (format 2) or 4 (format 1).
+    pub tag_bytes: u8,
+    /// Bytes of the data page number: 1 to 4.
+    pub page_bytes: u8,
+}
+
+impl IndexLayout {
+    /// Format 1's entries: a 32-bit tag and a 32-bit page number.
+    pub const V1: IndexLayout = IndexLayout {
+        tag_bytes: 4,
+        page_bytes: 4,
+    };
+
+    /// Format 2's entries for a file of `data_pages` data pages: a 16-bit tag and the
+    /// fewest bytes that number the pages (with room for appends to double them).
+    pub fn for_pages(data_pages: u64) -> IndexLayout {
+        let most = data_pages.saturating_mul(2).max(1);
+        let bits = 64 - most.leading_zeros();
+        IndexLayout {
+            tag_bytes: 2,
+            page_bytes: bits.div_ceil(8).clamp(1, 4) as u8,
+        }
+    }
+
+    /// Whether the widths are ones the format allows.
+    pub fn valid(self) -> bool {
+        matches!(self.tag_bytes, 2 | 4) && (1..=4).contains(&self.page_bytes)
+    }
+
+    /// Bytes of one entry.
+    pub fn entry(self) -> usize {
+        usize::from(self.tag_bytes + self.page_bytes)
+    }
+
+    /// Entries of an index page.
+    pub fn capacity(self, page_size: usize) -> usize {
+        (page_size - PAGE_OVERHEAD - 6) / self.entry()
+    }
+
+    /// The tag an entry keeps of a token (its low bits; the bucket comes from the high).
+    #[inline]
+    pub fn tag(self, token: u64) -> u32 {
+        (token & ((1u64 << (8 * self.tag_bytes)) - 1)) as u32
+    }
+
+    /// Whether data page `logical` can be numbered in an entry.
+    pub fn fits(self, logical: u64) -> bool {
+        logical < 1u64 << (8 * self.page_bytes)
+    }
+}
+
+/// The "no overflow page" marker of an index page.
+pub const NO_NEXT: u32 = u32::MAX;
+
+/// A decoded index page: `u16 count`, `u32 next overflow page` (logical; `NO_NEXT`: none),
+/// then entries (tag, data page) sorted by tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexPage {
+    /// The next page of the bucket's chain.
+    pub next: u32,
+    /// (tag, data page) entries, sorted by tag.
+    pub entries: Vec<(u32, u32)>,
+}
+
+impl IndexPage {
+    /// A page with no entries and no overflow.
+    pub fn empty() -> IndexPage {
+        IndexPage {
+            next: NO_NEXT,
+            entries: Vec::new(),
+        }
+    }
+
+    /// Parses a page of entries of `layout`.
+    pub fn decode(p: &[u8], layout: IndexLayout) -> Option<IndexPage> {
+        let mut c = Cursor::new(p);
+        let n = c.u16()? as usize;
+        let next = c.u32()?;
+        let (t, w) = (
+            usize::from(layout.tag_bytes),
+            usize::from(layout.page_bytes),
+        );
+        let mut entries = Vec::with_capacity(n);
+        for _ in 0..n {
+            entries.push((c.uint(t)? as u32, c.uint(w)? as u32));
+        }
+        Some(IndexPage { next, entries })
+    }
+
+    /// The page's plaintext.
+    pub fn encode(&self, layout: IndexLayout) -> Vec<u8> {
+        let (t, w) = (
+            usize::from(layout.tag_bytes),
+            usize::from(layout.page_bytes),
+        );
+        let mut b = Vec::with_capacity(6 + (t + w) * self.entries.len());
+        b.extend_from_slice(&(self.entries.len() as u16).to_le_bytes());
+        b.extend_from_slice(&self.next.to_le_bytes());
+        for (tag, page) in &self.entries {
+            b.extend_from_slice(&tag.to_le_bytes()[..t]);
+            b.extend_from_slice(&page.to_le_bytes()[..w]);
+        }
+        b
+    }
+}
+
+/// Calls `hit` with the data page of each entry of `tag` in an index page (binary
+/// search in the page's bytes) until it returns true. Returns whether one did, and the
+/// page's next overflow page; `None` when the page does not parse.
+pub fn index_lookup(
+    p: &[u8],
+    layout: IndexLayout,
+    tag: u32,
+    mut hit: impl FnMut(u32) -> Result<bool, RecordsError>,
+) -> Result<Option<(bool, u32)>, RecordsError> {
+    let Some(head) = p.get(..6) else {
+        return Ok(None);
+    };
+    let n = u16::from_le_bytes([head[0], head[1]]) as usize;
+    let next = u32::from_le_bytes([head[2], head[3], head[4], head[5]]);
+    let (t, w) = (
+        usize::from(layout.tag_bytes),
+        usize::from(layout.page_bytes),
+    );
+    let size = t + w;
+    let Some(entries) = p.get(6..6 + size * n) else {
+        return Ok(None);
+    };
+    let le = |b: &[u8]| {
+        let mut x = [0u8; 4];
+        x[..b.len()].copy_from_slice(b);
+        u32::from_le_bytes(x)
+    };
+    let tag_at = |i: usize| le(&entries[size * i..size * i + t]);
+    let (mut lo, mut hi) = (0usize, n);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if tag_at(mid) < tag {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let mut i = lo;
+    while i < n && tag_at(i) == tag {
+        if hit(le(&entries[size * i + t..size * (i + 1)]))? {
+            return Ok(Some((true, next)));
+        }
+        i += 1;
+    }
+    Ok(Some((false, next)))
+}
+
+/// Parses a directory page: `u16 count`, then entries `physical (u64) ‖ generation
+/// (u64) ‖ count (u32)`.
+pub fn decode_dir(p: &[u8]) -> Option<Vec<PageRef>> {
+    let mut c = Cursor::new(p);
+    let n = c.u16()? as usize;
+    (0..n)
+        .map(|_| {
+            Some(PageRef {
+                physical: c.u64()?,
+                generation: c.u64()?,
+                count: u64::from(c.u32()?),
+            })
+        })
+        .collect()
+}
+
+/// A directory page's plaintext; fails when a count exceeds its 32 bits.
+pub fn encode_dir(entries: &[PageRef]) -> Result<Vec<u8>, RecordsError> {
+    let mut b = Vec::with_capacity(2 + 20 * entries.len());
+    b.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    for e in entries {
+        b.extend_from_slice(&e.physical.to_le_bytes());
+        b.extend_from_slice(&e.generation.to_le_bytes());
+        let count = u32::try_from(e.count).map_err(|_| RecordsError::TooLarge)?;
+        b.extend_from_slice(&count.to_le_bytes());
+    }
+    Ok(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_pages_round_trip_in_both_layouts() {
+        for layout in [
+            IndexLayout::V1,
+            IndexLayout::for_pages(1),
+            IndexLayout::for_pages(200),
+            IndexLayout::for_pages(70_000),
+            IndexLayout::for_pages(1 << 30),
+        ] {
+            assert!(layout.valid(), "{layout:?}");
+            let mask = (1u64 << (8 * layout.page_bytes)) - 1;
+            let mut page = IndexPage {
+                next: 7,
+                entries: vec![(1, 0), (layout.tag(u64::MAX), mask as u32)],
+            };
+            page.entries.sort();
+            let b = page.encode(layout);
+            assert_eq!(b.len(), 6 + 2 * layout.entry());
+            assert_eq!(IndexPage::decode(&b, layout), Some(page.clone()));
+            let mut seen = Vec::new();
+            let r = index_lookup(&b, layout, layout.tag(u64::MAX), |d| {
+                seen.push(d);
+                Ok(false)
+            })
+            .unwrap();
+            assert_eq!(r, Some((false, 7)));
+            assert_eq!(seen, vec![mask as u32]);
+        }
+        assert_eq!(IndexLayout::for_pages(127).page_bytes, 1);
+        assert_eq!(IndexLayout::for_pages(128).page_bytes, 2);
+        assert_eq!(IndexLayout::for_pages(u64::MAX).page_bytes, 4);
+    }
+}

@@ -1,0 +1,487 @@
+//! Sealing a new record file: records packed into data pages (tokens and packing on
+//! one thread, encryption and writing on a second), then the token index, the page
+//! lists, and both header copies.
+
+use super::codec::PageRef;
+use super::crypto::{FileKeys, random};
+use super::header::{COPY_SIZE, Header, valid_page_size};
+use super::io::{PageReader, PageWriter, write_at};
+use super::pages::{
+    IndexLayout, IndexPage, Kind, NO_NEXT, bucket_of, data_capacity, encode_record, parse_data,
+    record_size,
+};
+use super::root::{Compression, InputFormat, MAX_KEY_FIELD, Root};
+use super::slots::{MAX_SLOTS, Slot, Unlock};
+use super::{InputRecord, RecordsError, tree};
+use crate::progress::Progress;
+use std::fs::File;
+
+/// Settings recorded in a new file.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The input format.
+    pub format: InputFormat,
+    /// Whether the first row was a header.
+    pub header_row: bool,
+    /// The key field as given (number or name); empty for line files.
+    pub key_field: String,
+    /// Page size in bytes.
+    pub page_size: u32,
+    /// The key of the next appended line, when more than the record count plus one (a
+    /// rewritten line file keeps its numbering).
+    pub next_number: u64,
+    /// Threads for sealing: 1 packs, tokenizes and encrypts on the caller's thread; 0
+    /// (the default) hands tokens, encryption and writing to a second thread when the
+    /// machine has more than one CPU. Not recorded in the file.
+    pub threads: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            format: InputFormat::Lines,
+            header_row: false,
+            key_field: String::new(),
+            page_size: DEFAULT_PAGE_SIZE,
+            next_number: 0,
+            threads: 0,
+        }
+    }
+}
+
+/// The default page size.
+pub const DEFAULT_PAGE_SIZE: u32 = 4096;
+/// Index fill when sealing (size matters most) and after a rebuild (room for appends).
+pub const INDEX_FILL: f64 = 0.9;
+/// Index fill of an index rebuilt by a commit.
+pub const REBUILD_FILL: f64 = 0.6;
+/// A file of at most this many data pages has no index: a lookup reads them all.
+pub const TINY_PAGES: u64 = 4;
+
+/// The index buckets for `records` entries of `layout` at `fill`.
+pub fn buckets_for(records: u64, layout: IndexLayout, page_size: usize, fill: f64) -> u32 {
+    ((records as f64 / (layout.capacity(page_size) as f64 * fill)).ceil() as u32).max(1)
+}
+
+/// Writes index pages for `entries` (token, data page; in the order of
+/// [`order_for_index`]) in `buckets` buckets, with overflow pages where a bucket is
+/// full. Returns the refs of every index page by logical number.
+pub fn write_index(
+    w: &mut PageWriter<'_>,
+    layout: IndexLayout,
+    buckets: u32,
+    entries: &[(u64, u32)],
+) -> Result<Vec<PageRef>, RecordsError> {
+    let cap = layout.capacity(w.page_size());
+    let mut pages: Vec<IndexPage> = vec![IndexPage::empty(); buckets as usize];
+    let mut overflow: Vec<IndexPage> = Vec::new();
+    let mut start = 0;
+    while start < entries.len() {
+        let b = bucket_of(entries[start].0, buckets);
+        let mut end = start;
+        while end < entries.len() && bucket_of(entries[end].0, buckets) == b {
+            end += 1;
+        }
+        let chunk = &entries[start..end];
+        let mut chunks = chunk.chunks(cap);
+        let tagged = |c: &[(u64, u32)]| {
+            c.iter()
+                .map(|&(t, p)| (layout.tag(t), p))
+                .collect::<Vec<_>>()
+        };
+        pages[b as usize].entries = tagged(chunks.next().unwrap_or(&[]));
+        let mut prev: Option<usize> = None;
+        for more in chunks {
+            let logical = buckets as usize + overflow.len();
+            let logical = u32::try_from(logical).map_err(|_| RecordsError::TooLarge)?;
+            match prev {
+                None => pages[b as usize].next = logical,
+                Some(p) => overflow[p].next = logical,
+            }
+            overflow.push(IndexPage {
+                next: NO_NEXT,
+                entries: tagged(more),
+            });
+            prev = Some(overflow.len() - 1);
+        }
+        start = end;
+    }
+    let mut refs = Vec::with_capacity(pages.len() + overflow.len());
+    for (i, p) in pages.into_iter().chain(overflow).enumerate() {
+        refs.push(w.write(Kind::Index, i as u64, &p.encode(layout), 0)?);
+    }
+    Ok(refs)
+}
+
+/// Orders `entries` by bucket, then by tag, then by whole token, the order index pages
+/// keep: a counting scatter by bucket and a small sort per bucket, instead of a sort of
+/// the whole array. Entries with equal tokens end up adjacent.
+pub fn order_for_index<T: Copy>(
+    entries: &mut [T],
+    layout: IndexLayout,
+    buckets: u32,
+    token: impl Fn(&T) -> u64,
+) {
+    if entries.len() < 2 {
+        return;
+    }
+    let mut starts = vec![0usize; buckets as usize + 1];
+    for e in entries.iter() {
+        starts[bucket_of(token(e), buckets) as usize + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut next = starts.clone();
+    let mut scattered: Vec<T> = entries.to_vec();
+    for e in entries.iter() {
+        let b = bucket_of(token(e), buckets) as usize;
+        scattered[next[b]] = *e;
+        next[b] += 1;
+    }
+    for w in starts.windows(2) {
+        scattered[w[0]..w[1]].sort_unstable_by_key(|e| {
+            (u128::from(layout.tag(token(e))) << 64) | u128::from(token(e))
+        });
+    }
+    entries.copy_from_slice(&scattered);
+}
+
+/// The key of record `ordinal` in data page `logical` (already written).
+fn key_of(
+    reader: &PageReader<'_>,
+    ordinal: u32,
+    logical: u32,
+    data_refs: &[PageRef],
+) -> Result<Vec<u8>, RecordsError> {
+    let before: u64 = data_refs[..logical as usize].iter().map(|r| r.count).sum();
+    let r = data_refs[logical as usize];
+    let p = reader.page(Kind::Data, u64::from(logical), &r)?;
+    let recs = parse_data(&p).ok_or(RecordsError::Corrupt("a data page does not parse"))?;
+    let rec = recs
+        .get((u64::from(ordinal) - before) as usize)
+        .ok_or(RecordsError::Corrupt("record counts disagree"))?;
+    Ok(rec.key(&p).to_vec())
+}
+
+/// The first pair of records (ordinals, in input order) with equal keys among
+/// `entries` ordered so that equal tokens are adjacent.
+fn first_duplicate(
+    w: &mut PageWriter<'_>,
+    entries: &[(u64, u32, u32)],
+    data_refs: &[PageRef],
+) -> Result<Option<(u32, u32)>, RecordsError> {
+    let mut found: Option<(u32, u32)> = None;
+    let mut i = 0;
+    while i + 1 < entries.len() {
+        if entries[i].0 != entries[i + 1].0 {
+            i += 1;
+            continue;
+        }
+        w.flush()?;
+        let reader = w.reader();
+        let mut j = i + 1;
+        while j < entries.len() && entries[j].0 == entries[i].0 {
+            j += 1;
+        }
+        // Compare every pair in the run (a run longer than two is a duplicate anyway).
+        let run = &entries[i..j];
+        for (x, a) in run.iter().enumerate() {
+            for b in &run[x + 1..] {
+                if key_of(&reader, a.1, a.2, data_refs)? == key_of(&reader, b.1, b.2, data_refs)? {
+                    let pair = (a.1.min(b.1), a.1.max(b.1));
+                    if found.is_none_or(|f| pair.1 < f.1) {
+                        found = Some(pair);
+                    }
+                }
+            }
+        }
+        i = j;
+    }
+    Ok(found)
+}
+
+const SEALER_STOPPED_TEXT: &str = "the sealing thread stopped";
+const SEALER_STOPPED: RecordsError = RecordsError::Corrupt(SEALER_STOPPED_TEXT);
+
+/// A data page packed for sealing: its logical number, its record count and its
+/// plaintext (record count first).
+struct FullPage {
+    logical: u32,
+    records: u16,
+    plain: Vec<u8>,
+}
+
+/// Pages handed to the sealing thread at a time (fewer wake-ups than page by page).
+const SEAL_BATCH: usize = 16;
+
+/// What packing produced: (token, ordinal, data page) of every record, the input line
+/// of every record (by ordinal), and the record count.
+type Packed = (Vec<(u64, u32, u32)>, Vec<u64>, u64);
+
+/// Packs `records` into data pages of `cap` bytes of plaintext, computing each record's
+/// token with `keys`, and hands batches of full pages to `sealer` (which may give back
+/// spent buffers).
+fn pack_pages<'a>(
+    records: &mut dyn Iterator<Item = Result<InputRecord<'a>, RecordsError>>,
+    keys: &FileKeys,
+    cap: usize,
+    progress: &dyn Progress,
+    mut sealer: impl FnMut(Vec<FullPage>) -> Result<Vec<Vec<u8>>, RecordsError>,
+) -> Result<Packed, RecordsError> {
+    let mut spare: Vec<Vec<u8>> = Vec::new();
+    let mut page: Vec<u8> = Vec::with_capacity(cap);
+    page.extend_from_slice(&[0, 0]);
+    let mut batch: Vec<FullPage> = Vec::with_capacity(SEAL_BATCH);
+    let mut in_page: u16 = 0;
+    let mut logical: u32 = 0;
+    let mut entries: Vec<(u64, u32, u32)> = Vec::new();
+    let mut lines: Vec<u64> = Vec::new();
+    let mut count = 0u64;
+    let mut ship = |page: &mut Vec<u8>, in_page: u16, logical: &mut u32, last: bool| {
+        page[..2].copy_from_slice(&in_page.to_le_bytes());
+        let mut next = spare.pop().unwrap_or_else(|| Vec::with_capacity(cap));
+        next.clear();
+        next.extend_from_slice(&[0, 0]);
+        batch.push(FullPage {
+            logical: *logical,
+            records: in_page,
+            plain: std::mem::replace(page, next),
+        });
+        if last || batch.len() == SEAL_BATCH {
+            spare.extend(sealer(std::mem::replace(
+                &mut batch,
+                Vec::with_capacity(SEAL_BATCH),
+            ))?);
+        }
+        *logical = logical.checked_add(1).ok_or(RecordsError::TooManyPages)?;
+        Ok::<_, RecordsError>(())
+    };
+    for rec in records {
+        let rec = rec?;
+        let size = record_size(&rec.raw, &rec.key);
+        if size + 2 > cap {
+            return Err(RecordsError::RecordTooLarge {
+                line: rec.line,
+                max: cap - 8,
+            });
+        }
+        if page.len() + size > cap || in_page == u16::MAX {
+            ship(&mut page, in_page, &mut logical, false)?;
+            in_page = 0;
+        }
+        let ordinal = u32::try_from(count).map_err(|_| RecordsError::TooLarge)?;
+        entries.push((keys.token(rec.key_bytes()), ordinal, logical));
+        lines.push(rec.line);
+        encode_record(&mut page, &rec.raw, &rec.key);
+        in_page += 1;
+        count += 1;
+        if count.is_multiple_of(4096) {
+            progress.advance(4096);
+        }
+    }
+    // The last page always holds a record (a page is shipped only when the next record
+    // needs room), or is the one empty page of an empty file.
+    ship(&mut page, in_page, &mut logical, true)?;
+    progress.advance(count % 4096);
+    Ok((entries, lines, count))
+}
+
+/// Seals batches of data pages in order. Returns the pages' refs.
+fn seal_pages(
+    w: &mut PageWriter<'_>,
+    batches: impl Iterator<Item = Vec<FullPage>>,
+    mut give_back: impl FnMut(Vec<Vec<u8>>),
+) -> Result<Vec<PageRef>, RecordsError> {
+    let mut refs = Vec::new();
+    for batch in batches {
+        let mut spent = Vec::with_capacity(batch.len());
+        for page in batch {
+            refs.push(w.write(
+                Kind::Data,
+                u64::from(page.logical),
+                &page.plain,
+                u64::from(page.records),
+            )?);
+            spent.push(page.plain);
+        }
+        give_back(spent);
+    }
+    Ok(refs)
+}
+
+/// What sealing did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SealSummary {
+    /// Records sealed.
+    pub records: u64,
+    /// Pages written.
+    pub pages: u64,
+    /// Bytes of the file.
+    pub bytes: u64,
+}
+
+/// Seals `records` into `out` (truncated first). `prefix` is the input's header row.
+pub fn seal<'a>(
+    records: &mut dyn Iterator<Item = Result<InputRecord<'a>, RecordsError>>,
+    prefix: Option<&[u8]>,
+    settings: &Settings,
+    unlocks: &[Unlock<'_>],
+    out: &mut File,
+    progress: &dyn Progress,
+) -> Result<SealSummary, RecordsError> {
+    let make_slots =
+        |id: &[u8; 16], dk: &[u8; 32]| unlocks.iter().map(|u| Slot::create(u, id, dk)).collect();
+    seal_with_slots(records, prefix, settings, &make_slots, out, progress)
+}
+
+/// Makes the key slots of a new file from its id and data key.
+pub type MakeSlots<'s> = dyn Fn(&[u8; 16], &[u8; 32]) -> Result<Vec<Slot>, RecordsError> + 's;
+
+/// Seals `records` into `out` with the slots `make_slots` gives.
+pub fn seal_with_slots<'a>(
+    records: &mut dyn Iterator<Item = Result<InputRecord<'a>, RecordsError>>,
+    prefix: Option<&[u8]>,
+    settings: &Settings,
+    make_slots: &MakeSlots<'_>,
+    out: &mut File,
+    progress: &dyn Progress,
+) -> Result<SealSummary, RecordsError> {
+    if !valid_page_size(settings.page_size) {
+        return Err(RecordsError::PageSize(settings.page_size));
+    }
+    if settings.key_field.len() > MAX_KEY_FIELD {
+        return Err(RecordsError::KeyFieldName);
+    }
+    let page_size = settings.page_size as usize;
+    let mut file_id = [0u8; 16];
+    random(&mut file_id)?;
+    let mut dk = zeroize::Zeroizing::new([0u8; 32]);
+    random(dk.as_mut())?;
+    let keys = FileKeys::new(&dk);
+    let slots = make_slots(&file_id, &dk)?;
+    if slots.is_empty() || slots.len() > MAX_SLOTS {
+        return Err(RecordsError::SlotCount(slots.len()));
+    }
+    out.set_len(0).map_err(RecordsError::Write)?;
+    let generation = 1;
+    let file: &File = out;
+    let reader = PageReader {
+        file,
+        keys: &keys,
+        id: file_id,
+        page_size,
+        pages_at: 2 * COPY_SIZE as u64,
+    };
+    let mut w = PageWriter::new(reader, 0, generation);
+    let cap = data_capacity(page_size);
+    let threads = match settings.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
+        n => n,
+    };
+    let (data_refs, mut entries, lines, count) = if threads > 1 {
+        let (to_sealer, batches) = std::sync::mpsc::sync_channel::<Vec<FullPage>>(4);
+        let (give_back, spent) = std::sync::mpsc::channel::<Vec<Vec<u8>>>();
+        std::thread::scope(|scope| {
+            let sealer = scope.spawn(|| {
+                seal_pages(&mut w, batches.into_iter(), |b| {
+                    let _ = give_back.send(b);
+                })
+            });
+            let packed = pack_pages(records, &keys, cap, progress, |batch| {
+                // A closed channel means the sealer stopped on an error, which join reports.
+                to_sealer.send(batch).map_err(|_| SEALER_STOPPED)?;
+                Ok(spent.try_recv().unwrap_or_default())
+            });
+            drop(to_sealer);
+            let sealed = sealer
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            match (packed, sealed) {
+                (Ok((entries, lines, count)), Ok(refs)) => Ok((refs, entries, lines, count)),
+                (Err(RecordsError::Corrupt(SEALER_STOPPED_TEXT)), Err(e)) | (Ok(_), Err(e)) => {
+                    Err(e)
+                }
+                (Err(e), _) => Err(e),
+            }
+        })?
+    } else {
+        let mut refs = Vec::new();
+        let (entries, lines, count) = pack_pages(records, &keys, cap, progress, |batch| {
+            let mut back = Vec::new();
+            refs.extend(seal_pages(&mut w, std::iter::once(batch), |b| back = b)?);
+            Ok(back)
+        })?;
+        (refs, entries, lines, count)
+    };
+    // A file of a few pages has no index; a larger one is indexed at INDEX_FILL.
+    let data_pages = data_refs.len() as u64;
+    let layout = IndexLayout::for_pages(data_pages);
+    let buckets = if data_pages <= TINY_PAGES {
+        0
+    } else {
+        buckets_for(count, layout, page_size, INDEX_FILL)
+    };
+    // Duplicate keys have equal tokens: order by token, confirm equal tokens by
+    // comparing the keys themselves (read back from the pages just written).
+    order_for_index(&mut entries, layout, buckets.max(1), |e| e.0);
+    if let Some((first, second)) = first_duplicate(&mut w, &entries, &data_refs)? {
+        return Err(RecordsError::DuplicateKey {
+            first: lines[first as usize],
+            second: lines[second as usize],
+        });
+    }
+    drop(lines);
+    let index_refs = if buckets == 0 {
+        Vec::new()
+    } else {
+        let entries: Vec<(u64, u32)> = entries.iter().map(|&(t, _, p)| (t, p)).collect();
+        write_index(&mut w, layout, buckets, &entries)?
+    };
+    drop(entries);
+    let data = tree::build(&mut w, Kind::DataDir, &data_refs, None)?;
+    let index = tree::build(&mut w, Kind::IndexDir, &index_refs, None)?;
+    let prefix_ref = match prefix {
+        Some(p) => {
+            if p.len() + 4 > cap {
+                return Err(RecordsError::RecordTooLarge {
+                    line: 1,
+                    max: cap - 8,
+                });
+            }
+            let mut b = (p.len() as u32).to_le_bytes().to_vec();
+            b.extend_from_slice(p);
+            Some(w.write(Kind::Prefix, 0, &b, 0)?)
+        }
+        None => None,
+    };
+    w.flush()?;
+    let allocated = w.next_physical;
+    drop(w);
+    let root = Root {
+        records: count,
+        next_number: settings.next_number.max(count + 1),
+        generation,
+        allocated,
+        format: settings.format,
+        header_row: settings.header_row,
+        key_field: settings.key_field.clone(),
+        buckets,
+        index_layout: layout,
+        compression: Compression::None,
+        prefix: prefix_ref,
+        data,
+        index,
+    };
+    let header = Header::new(settings.page_size, COPY_SIZE, file_id, 1, slots);
+    let bytes = header.encode(&keys, &root)?;
+    write_at(out, 0, &bytes)?;
+    write_at(out, COPY_SIZE as u64, &bytes)?;
+    let len = header.pages_at() + allocated * page_size as u64;
+    out.set_len(len).map_err(RecordsError::Write)?;
+    Ok(SealSummary {
+        records: count,
+        pages: allocated,
+        bytes: len,
+    })
+}

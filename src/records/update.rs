@@ -1,0 +1,316 @@
+//! Updates: appends, deletions and new key slots, each one copy-on-write commit. New
+//! pages go to newly allocated physical pages and are synced; then both header copies
+//! are rewritten with the new root (the older or damaged copy first), each synced.
+
+use super::codec::PageRef;
+use super::header::{COPY_SIZE_V1, Header, write_copies};
+use super::io::PageWriter;
+use super::pages::{
+    IndexLayout, IndexPage, Kind, NO_NEXT, bucket_of, data_capacity, encode_data, parse_data,
+    record_size,
+};
+use super::read::{RecordFile, key_of};
+use super::seal::{REBUILD_FILL, TINY_PAGES, buckets_for, order_for_index, write_index};
+use super::slots::Slot;
+use super::{InputRecord, KeyPlace, RecordsError, tree};
+use std::collections::{HashMap, HashSet};
+
+/// A data page's records while a commit changes them.
+type PageRecords = Vec<(Vec<u8>, KeyPlace)>;
+
+impl RecordFile {
+    /// Applies appends and deletions in one copy-on-write commit. `add` records
+    /// supersede live records with the same key; `remove` keys that are absent are
+    /// ignored. Returns (added, replaced, removed).
+    pub fn commit(
+        &mut self,
+        add: Vec<InputRecord<'_>>,
+        remove: Vec<Vec<u8>>,
+    ) -> Result<(u64, u64, u64), RecordsError> {
+        self.commit_with_slots(add, remove, None)
+    }
+
+    /// Rewrites only the header with new key slots (and the same data key).
+    pub fn set_slots(&mut self, slots: Vec<Slot>) -> Result<(), RecordsError> {
+        self.commit_with_slots(Vec::new(), Vec::new(), Some(slots))
+            .map(|_| ())
+    }
+
+    fn commit_with_slots(
+        &mut self,
+        add: Vec<InputRecord<'_>>,
+        remove: Vec<Vec<u8>>,
+        slots: Option<Vec<Slot>>,
+    ) -> Result<(u64, u64, u64), RecordsError> {
+        let mut root = self.root.clone();
+        let generation = root.generation + 1;
+        let mut counts = (0u64, 0u64, 0u64);
+        if !add.is_empty() || !remove.is_empty() {
+            counts = self.write_changes(&mut root, generation, add, remove)?;
+            // Pages first, durably; the header that makes them current after.
+            self.file.sync_data().map_err(RecordsError::Write)?;
+        }
+        root.generation = generation;
+        let mut header = if self.header.version == 1 {
+            // A format-1 file is upgraded in place: its header copies keep their size
+            // and place, its pages stay where they are.
+            Header::new(
+                self.header.page_size,
+                COPY_SIZE_V1,
+                self.header.file_id,
+                self.header.sequence,
+                self.header.slots.clone(),
+            )
+        } else {
+            self.header.clone()
+        };
+        header.sequence += 1;
+        if let Some(s) = slots {
+            header.slots = s;
+        }
+        let bytes = header.encode(&self.keys, &root)?;
+        // The copy that is not in use first: it holds an older commit or is damaged.
+        write_copies(&self.file, header.copy_size, &bytes, 1 - self.copy)?;
+        self.header = header;
+        self.root = root;
+        self.copy = 1 - self.copy;
+        self.damage = None;
+        self.behind = false;
+        self.dirs.clear();
+        self.cache.clear();
+        Ok(counts)
+    }
+
+    /// Writes the pages of a commit and updates `root` to name them. Returns (added,
+    /// replaced, removed).
+    fn write_changes(
+        &mut self,
+        root: &mut super::root::Root,
+        generation: u64,
+        add: Vec<InputRecord<'_>>,
+        remove: Vec<Vec<u8>>,
+    ) -> Result<(u64, u64, u64), RecordsError> {
+        let (mut replaced, mut removed) = (0u64, 0u64);
+        let (mut data_refs, data_levels) = tree::load(&self.reader(), Kind::DataDir, &root.data)?;
+        let (mut index_refs, index_levels) =
+            tree::load(&self.reader(), Kind::IndexDir, &root.index)?;
+        let layout = root.index_layout;
+        let mut dirty_data: HashMap<u64, PageRecords> = HashMap::new();
+        let mut dirty_index: HashMap<u64, IndexPage> = HashMap::new();
+        // Duplicates among the new records: the last one wins.
+        let mut last_of: HashMap<&[u8], usize> = HashMap::new();
+        for (i, r) in add.iter().enumerate() {
+            last_of.insert(r.key_bytes(), i);
+        }
+        let mut doomed: Vec<Vec<u8>> = remove;
+        doomed.extend(add.iter().map(|r| r.key_bytes().to_vec()));
+        let mut done: HashSet<Vec<u8>> = HashSet::new();
+        for key in doomed {
+            if !done.insert(key.clone()) {
+                continue;
+            }
+            let Some((data, _, _)) = self.locate(&key)? else {
+                continue;
+            };
+            if last_of.contains_key(key.as_slice()) {
+                replaced += 1;
+            } else {
+                removed += 1;
+            }
+            // Take the record out of its data page.
+            let logical = u64::from(data);
+            if let std::collections::hash_map::Entry::Vacant(v) = dirty_data.entry(logical) {
+                let r = *data_refs
+                    .get(logical as usize)
+                    .ok_or(RecordsError::Corrupt("page missing from its directory"))?;
+                let p = self.reader().page(Kind::Data, logical, &r)?;
+                let recs =
+                    parse_data(&p).ok_or(RecordsError::Corrupt("a data page does not parse"))?;
+                v.insert(recs.iter().map(|r| r.to_owned_parts(&p)).collect());
+            }
+            let recs = dirty_data.get_mut(&logical).expect("inserted above");
+            let at = recs
+                .iter()
+                .position(|(raw, k)| key_of(raw, k) == key.as_slice())
+                .ok_or(RecordsError::Corrupt("the index points to the wrong page"))?;
+            recs.remove(at);
+            // And its entry out of the index.
+            if root.buckets > 0 {
+                let token = self.keys.token(&key);
+                let tag = layout.tag(token);
+                let mut il = u64::from(bucket_of(token, root.buckets));
+                let mut hops = 0;
+                loop {
+                    let page = self.dirty_index_page(&mut dirty_index, &index_refs, il)?;
+                    if let Some(i) = page
+                        .entries
+                        .iter()
+                        .position(|&(t, d)| t == tag && d == data)
+                    {
+                        page.entries.remove(i);
+                        break;
+                    }
+                    if page.next == NO_NEXT {
+                        return Err(RecordsError::Corrupt("a record is missing from the index"));
+                    }
+                    il = u64::from(page.next);
+                    hops += 1;
+                    if hops > index_refs.len() {
+                        return Err(RecordsError::Corrupt("an index chain loops"));
+                    }
+                }
+            }
+            root.records -= 1;
+        }
+        // Pack the new records into new data pages.
+        let cap = data_capacity(self.page_size);
+        let mut new_pages: Vec<PageRecords> = Vec::new();
+        let mut size = 2;
+        let mut current: PageRecords = Vec::new();
+        let mut new_entries: Vec<(u64, u32)> = Vec::new();
+        let lines = root.format == super::root::InputFormat::Lines;
+        for (i, r) in add.iter().enumerate() {
+            if lines {
+                root.next_number += 1;
+            }
+            if last_of.get(r.key_bytes()) != Some(&i) {
+                continue;
+            }
+            let s = record_size(&r.raw, &r.key);
+            if s + 2 > cap {
+                return Err(RecordsError::RecordTooLarge {
+                    line: r.line,
+                    max: cap - 8,
+                });
+            }
+            if size + s > cap || current.len() == usize::from(u16::MAX) {
+                new_pages.push(std::mem::take(&mut current));
+                size = 2;
+            }
+            let logical = data_refs.len() + new_pages.len();
+            let logical = u32::try_from(logical).map_err(|_| RecordsError::TooLarge)?;
+            new_entries.push((self.keys.token(r.key_bytes()), logical));
+            size += s;
+            current.push((r.raw.to_vec(), r.key.clone()));
+            root.records += 1;
+        }
+        let added = new_entries.len() as u64 - replaced;
+        if !current.is_empty() {
+            new_pages.push(current);
+        }
+        for page in new_pages {
+            dirty_data.insert(data_refs.len() as u64, page);
+            data_refs.push(PageRef::default());
+        }
+        let data_pages = data_refs.len() as u64;
+        // The index is rebuilt when it is missing and the file has outgrown that, when
+        // it is full, or when its entries cannot number the new pages.
+        let rebuild = if root.buckets == 0 {
+            data_pages > TINY_PAGES
+        } else {
+            let cap_index = layout.capacity(self.page_size);
+            root.records as f64 > f64::from(root.buckets) * cap_index as f64 * 0.95
+                || !layout.fits(data_pages - 1)
+        };
+        if !rebuild && root.buckets > 0 {
+            let cap_index = layout.capacity(self.page_size);
+            for (token, data) in new_entries {
+                let tag = layout.tag(token);
+                let mut il = u64::from(bucket_of(token, root.buckets));
+                loop {
+                    let page = self.dirty_index_page(&mut dirty_index, &index_refs, il)?;
+                    if page.entries.len() < cap_index {
+                        let at = page.entries.partition_point(|e| e.0 <= tag);
+                        page.entries.insert(at, (tag, data));
+                        break;
+                    }
+                    if page.next == NO_NEXT {
+                        let new_logical = index_refs.len() as u64;
+                        page.next =
+                            u32::try_from(new_logical).map_err(|_| RecordsError::TooLarge)?;
+                        index_refs.push(PageRef::default());
+                        dirty_index.insert(
+                            new_logical,
+                            IndexPage {
+                                next: NO_NEXT,
+                                entries: vec![(tag, data)],
+                            },
+                        );
+                        break;
+                    }
+                    il = u64::from(page.next);
+                }
+            }
+        }
+        let mut w = PageWriter::new(self.reader(), root.allocated, generation);
+        let mut changed: Vec<u64> = dirty_data.keys().copied().collect();
+        changed.sort_unstable();
+        for &l in &changed {
+            let recs = &dirty_data[&l];
+            data_refs[l as usize] =
+                w.write(Kind::Data, l, &encode_data(recs), recs.len() as u64)?;
+        }
+        if rebuild {
+            // A larger index, from the tokens of the records themselves; sized for
+            // growth so that appends rebuild it rarely.
+            let layout = IndexLayout::for_pages(data_pages);
+            let mut all: Vec<(u64, u32)> = Vec::with_capacity(root.records as usize);
+            w.flush()?;
+            let r = w.reader();
+            for l in 0..data_pages {
+                if let Some(recs) = dirty_data.get(&l) {
+                    all.extend(
+                        recs.iter()
+                            .map(|(raw, k)| (self.keys.token(key_of(raw, k)), l as u32)),
+                    );
+                } else {
+                    let p = r.page(Kind::Data, l, &data_refs[l as usize])?;
+                    let recs = parse_data(&p)
+                        .ok_or(RecordsError::Corrupt("a data page does not parse"))?;
+                    all.extend(
+                        recs.iter()
+                            .map(|rec| (self.keys.token(rec.key(&p)), l as u32)),
+                    );
+                }
+            }
+            let buckets = buckets_for(root.records, layout, self.page_size, REBUILD_FILL);
+            order_for_index(&mut all, layout, buckets, |e| e.0);
+            index_refs = write_index(&mut w, layout, buckets, &all)?;
+            root.buckets = buckets;
+            root.index_layout = layout;
+            root.index = tree::build(&mut w, Kind::IndexDir, &index_refs, None)?;
+        } else if root.buckets > 0 {
+            let mut changed: Vec<u64> = dirty_index.keys().copied().collect();
+            changed.sort_unstable();
+            for &l in &changed {
+                index_refs[l as usize] =
+                    w.write(Kind::Index, l, &dirty_index[&l].encode(layout), 0)?;
+            }
+            root.index = tree::build(&mut w, Kind::IndexDir, &index_refs, Some(&index_levels))?;
+        }
+        root.data = tree::build(&mut w, Kind::DataDir, &data_refs, Some(&data_levels))?;
+        w.flush()?;
+        root.allocated = w.next_physical;
+        Ok((added, replaced, removed))
+    }
+
+    /// An index page being changed by a commit, loaded on first use.
+    fn dirty_index_page<'d>(
+        &self,
+        dirty: &'d mut HashMap<u64, IndexPage>,
+        refs: &[PageRef],
+        logical: u64,
+    ) -> Result<&'d mut IndexPage, RecordsError> {
+        if let std::collections::hash_map::Entry::Vacant(v) = dirty.entry(logical) {
+            let r = *refs
+                .get(logical as usize)
+                .ok_or(RecordsError::Corrupt("an index chain is broken"))?;
+            let p = self.reader().page(Kind::Index, logical, &r)?;
+            v.insert(
+                IndexPage::decode(&p, self.root.index_layout)
+                    .ok_or(RecordsError::Corrupt("an index page does not parse"))?,
+            );
+        }
+        Ok(dirty.get_mut(&logical).expect("inserted above"))
+    }
+}
