@@ -57,3 +57,19 @@ pub fn stderr_of(out: &std::process::Output) -> String {
 pub fn stdout_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Whether an outside program a test needs (`what`) is here. When it is not, the test is
+/// skipped with one line saying how to install it, unless the variable `CI` is set: CI
+/// installs everything (`.ci/run`), so there a missing program fails the test instead of
+/// skipping it silently.
+pub fn have(what: &str, install: &str, present: bool) -> bool {
+    if present {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none_or(|v| v.is_empty()),
+        "{what} is missing, and CI must not skip this test: {install}"
+    );
+    eprintln!("skipped: this test needs {what} ({install}); CI runs it");
+    false
+}

