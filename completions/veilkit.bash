@@ -157,7 +157,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__build)
-            opts="-o -f -q -h -V --output --kind --tier --threads --force --quiet --help --version"
+            opts="-o -f -q -h -V --output --kind --tier --threads --allow-partial --force --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -323,7 +323,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__serve)
-            opts="-i -q -h -V --index --listen --threads --max-connections --in-memory --quiet --help --version"
+            opts="-i -q -h -V --index --listen --threads --max-connections --in-memory --no-verify --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

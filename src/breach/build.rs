@@ -114,6 +114,18 @@ pub enum BuildError {
     /// A range file of the wrong shape.
     #[error("{0}: {1}")]
     Range(String, &'static str),
+    /// A per-prefix directory without every range file (an interrupted download).
+    #[error(
+        "{dir}: {missing} of the 1048576 range files are missing, the first {first} (an interrupted download?)"
+    )]
+    Incomplete {
+        /// The directory.
+        dir: String,
+        /// How many are missing.
+        missing: usize,
+        /// The first missing one.
+        first: String,
+    },
     /// A dump so unevenly spread that a table group overflows 32 bits.
     #[error(
         "the dump is too unevenly spread for format 1 (over 4 billion hashes in one table group)"
@@ -137,6 +149,11 @@ pub struct Summary {
 pub struct Options {
     /// The hash kind, or `None` to detect it from the first line.
     pub kind: Option<HashKind>,
+    /// Build from a per-prefix directory that lacks range files, marking the index
+    /// partial (`--allow-partial`); without it, a missing range file is an error.
+    pub allow_partial: bool,
+    /// Mark the index partial whatever it is built from (a merge into a partial index).
+    pub partial: bool,
 }
 
 /// Builds an index from `source` into `out` (positioned anywhere; the index is written
@@ -161,6 +178,9 @@ pub fn build(
         Source::Stream { name, size, .. } => (vec![(name.clone(), None, None)], *size),
         Source::Directory(dir) => {
             let files = range_files(dir)?;
+            if files.len() < RANGES && !options.allow_partial {
+                return Err(missing_ranges(dir, &files));
+            }
             let total = files.iter().map(|(_, _, len)| len).sum();
             let inputs = files
                 .into_iter()
@@ -178,6 +198,10 @@ pub fn build(
     if let Some(t) = total {
         progress.set_total(t);
     }
+    let source_kind = match &source {
+        Source::Stream { .. } => SourceKind::Stream,
+        Source::Directory(_) => SourceKind::Directory(inputs.len()),
+    };
     let mut stream = match source {
         Source::Stream { reader, .. } => Some(reader),
         Source::Directory(_) => None,
@@ -237,7 +261,12 @@ pub fn build(
         Ok((writer, sums.map_err(BuildError::Write)?))
     })?;
     let padding = writer.padding;
-    let header = writer.finish(out, sums)?;
+    let partial = options.partial
+        || match &source_kind {
+            SourceKind::Directory(n) => *n < RANGES,
+            SourceKind::Stream => false,
+        };
+    let header = writer.finish(out, sums, partial)?;
     Ok(Summary {
         header,
         padding_skipped: padding,
@@ -386,6 +415,36 @@ fn start_writeback(out: &File, offset: u64, len: u64) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = (out, offset, len);
+}
+
+/// The number of ranges of the Pwned Passwords API: every 5-digit hex prefix.
+pub const RANGES: usize = 1 << 20;
+
+/// What a build reads, for its header's flags.
+enum SourceKind {
+    Stream,
+    /// A per-prefix directory with this many range files.
+    Directory(usize),
+}
+
+/// The error for a per-prefix directory without every range file: how many are missing,
+/// and the first one.
+fn missing_ranges(dir: &Path, files: &[(u32, PathBuf, u64)]) -> BuildError {
+    let mut first = None;
+    let mut want = 0u32;
+    for (prefix, _, _) in files {
+        if *prefix != want {
+            first = Some(want);
+            break;
+        }
+        want += 1;
+    }
+    let first = first.unwrap_or(want);
+    BuildError::Incomplete {
+        dir: dir.display().to_string(),
+        missing: RANGES - files.len(),
+        first: format!("{first:05X}.txt"),
+    }
 }
 
 /// The range files of a per-prefix directory, in prefix order: (prefix, path, size).
@@ -803,8 +862,14 @@ impl Writer {
         self.sink = None;
     }
 
-    /// Appends the overflow, table and block checksum sections and writes the header.
-    fn finish(mut self, file: &mut File, block_sums: Vec<u64>) -> Result<Header, BuildError> {
+    /// Appends the overflow, table, block checksum and table checksum sections and
+    /// writes the header.
+    fn finish(
+        mut self,
+        file: &mut File,
+        block_sums: Vec<u64>,
+        partial: bool,
+    ) -> Result<Header, BuildError> {
         let p = self.params.expect("chosen");
         self.pass_buckets(p.buckets())?;
         // The sentinel bucket 2^b starts the last group when b >= 16.
@@ -855,7 +920,14 @@ impl Writer {
         pad(&mut out, at, blocks_off)?;
         let blocks: Vec<u8> = block_sums.iter().flat_map(|s| s.to_le_bytes()).collect();
         out.write_all(&blocks).map_err(BuildError::Write)?;
-        let file_len = blocks_off + blocks.len() as u64;
+        at = blocks_off + blocks.len() as u64;
+
+        // The table's chunk checksums, checked on the lookup path.
+        let sums_off = align(at);
+        pad(&mut out, at, sums_off)?;
+        let table_sums = super::checked::chunk_sums(&table);
+        out.write_all(&table_sums).map_err(BuildError::Write)?;
+        let file_len = sums_off + table_sums.len() as u64;
 
         let header = Header {
             params: p,
@@ -871,6 +943,13 @@ impl Writer {
             table_sum: xxh3_64(&table),
             blocks_sum: xxh3_64(&blocks),
             file_len,
+            version: super::format::VERSION,
+            flags: if partial {
+                super::format::FLAG_PARTIAL
+            } else {
+                0
+            },
+            sums_at: (sums_off, table_sums.len() as u64),
         };
         out.flush().map_err(BuildError::Write)?;
         drop(out);

@@ -11,8 +11,10 @@
 //! matches a stored key with probability `n / 2^(b+42)`, 3e-11 to 6e-11 at any size.
 //! Counts of 16383 and more are in an overflow section.
 
+use super::checked::{Chunks, Once};
 use super::format::{HEADER_SIZE, Wide, align};
 use super::index::{Index, IndexError, bad_bounds};
+use super::tier::COMPACT_VERSION;
 use super::tier::{Bytes, Tier, TierBuildError, TierHeader, pad_to};
 use crate::progress::Progress;
 use crate::streams::ChunkWriter;
@@ -74,6 +76,12 @@ pub struct Compact {
     group_bits: u32,
     overflow_off: usize,
     overflow_len: usize,
+    /// Bytes of group bases at the table's start (verified at opening).
+    groups_bytes: usize,
+    /// The bucket table, verified chunk by chunk as lookups read it.
+    table: Chunks,
+    /// The overflow section, verified on its first use.
+    overflow: Once,
 }
 
 impl Compact {
@@ -126,7 +134,16 @@ impl Compact {
         if !header.overflow_at.1.is_multiple_of(OVERFLOW_ENTRY as u64) {
             return Err(corrupt("overflow section length"));
         }
+        let groups_bytes = group_count(header.bits, header.group_bits) as usize * 8;
+        let table = if header.version >= COMPACT_VERSION {
+            Chunks::lazy(bytes.get(), header.table_at, header.sums_at, groups_bytes)?
+        } else {
+            Chunks::whole(bytes.get(), header.table_at, header.table_sum)?
+        };
         let c = Compact {
+            groups_bytes,
+            table,
+            overflow: Once::new(header.overflow_at, header.overflow_sum, "overflow section"),
             body_off: header.body_at.0 as usize,
             bases_off: header.table_at.0 as usize,
             offsets_off: (header.table_at.0 + group_count(header.bits, header.group_bits) * 8)
@@ -163,6 +180,15 @@ impl Compact {
     #[inline]
     fn start(&self, k: u64) -> u64 {
         let at = self.offsets_off + k as usize * 2;
+        let rel = self.groups_bytes + k as usize * 2;
+        if self
+            .table
+            .check_span(self.bytes.get(), rel, rel + 1)
+            .is_err()
+        {
+            // A damaged table: a start no bucket can have, which the callers refuse.
+            return u64::MAX;
+        }
         let off = u16::from_le_bytes(self.bytes.get()[at..at + 2].try_into().expect("2 bytes"));
         self.base(k).saturating_add(u64::from(off))
     }
@@ -185,6 +211,9 @@ impl Compact {
     /// bounds check on the hot path instead of two).
     #[inline]
     fn bounds(&self, bucket: u64) -> Result<(u64, u64), IndexError> {
+        // Both offsets, in chunks verified before their first read.
+        let rel = self.groups_bytes + bucket as usize * 2;
+        self.table.check_span(self.bytes.get(), rel, rel + 3)?;
         let at = self.offsets_off + bucket as usize * 2;
         let pair: &[u8; 4] = self.bytes.get()[at..at + 4].try_into().expect("4 bytes");
         // Saturating: a damaged base fails the check below instead of wrapping.
@@ -406,6 +435,7 @@ impl Compact {
         if field != COUNT_IN_OVERFLOW {
             return Ok(field);
         }
+        self.overflow.check(self.bytes.get())?;
         let (mut a, mut z) = (0usize, self.overflow_len);
         while a < z {
             let mid = a + (z - a) / 2;
@@ -568,6 +598,12 @@ pub fn build_with_bucket_bits(
     pad_to(&mut file, &mut at, table_at.0).map_err(w)?;
     file.write_all(&table_bytes).map_err(w)?;
     at += table_bytes.len() as u64;
+    // The table's chunk checksums, checked on the lookup path.
+    let table_sums = super::checked::chunk_sums(&table_bytes);
+    let sums_at = (align(at), table_sums.len() as u64);
+    pad_to(&mut file, &mut at, sums_at.0).map_err(w)?;
+    file.write_all(&table_sums).map_err(w)?;
+    at += table_sums.len() as u64;
     file.flush().map_err(w)?;
     drop(file);
     let header = TierHeader {
@@ -588,6 +624,9 @@ pub fn build_with_bucket_bits(
         overflow_sum: xxhash_rust::xxh3::xxh3_64(&overflow),
         table_sum: xxhash_rust::xxh3::xxh3_64(&table_bytes),
         file_len: at,
+        version: super::tier::COMPACT_VERSION,
+        flags: src.flags,
+        sums_at,
     };
     out.seek(SeekFrom::Start(0)).map_err(w)?;
     out.write_all(&header.encode()).map_err(w)?;

@@ -95,6 +95,10 @@ impl Filter {
         if header.table_at.1 != (count * DIR_ENTRY) as u64 {
             return Err(corrupt("shard directory length".into()));
         }
+        // Every lookup depends on the directory: checked whole now (a few bytes per
+        // million hashes).
+        super::checked::Chunks::whole(bytes.get(), header.table_at, header.table_sum)
+            .map_err(|_| corrupt("shard directory checksum mismatch".into()))?;
         let width = fingerprint_bytes(header.tier);
         let (body_lo, body_hi) = (header.body_at.0, header.body_at.0 + header.body_at.1);
         let b = bytes.get();
@@ -356,6 +360,9 @@ pub fn build(
         overflow_sum: xxhash_rust::xxh3::xxh3_64(&[]),
         table_sum: xxhash_rust::xxh3::xxh3_64(&dir),
         file_len: dir_at.0 + dir_at.1,
+        version: super::tier::FILTER_VERSION,
+        flags: src.flags,
+        sums_at: (0, 0),
     };
     let mut at = body_at.0 + body_at.1;
     let mut file = BufWriter::new(&mut *out);

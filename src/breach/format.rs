@@ -1,13 +1,15 @@
-//! The index file format, version 1 (`docs/BREACH-FORMAT.md`): header, parameters and
-//! record packing.
+//! The index file format, version 2 (`docs/BREACH-FORMAT.md`; version 1 is read too):
+//! header, parameters and record packing.
 
 use super::HashKind;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// The magic at the start of every index.
 pub const MAGIC: &[u8; 8] = b"VKBREACH";
-/// The format version this code writes and reads.
-pub const VERSION: u32 = 1;
+/// The format version this code writes (it reads 1 and 2).
+pub const VERSION: u32 = 2;
+/// Header flag: the index was built from an incomplete set of ranges (`--allow-partial`).
+pub const FLAG_PARTIAL: u64 = 1;
 /// The header's size on disk.
 pub const HEADER_SIZE: usize = 4096;
 /// The header bytes covered by the header checksum.
@@ -283,6 +285,19 @@ pub struct Header {
     pub blocks_sum: u64,
     /// The file's length.
     pub file_len: u64,
+    /// The format version (1 or 2).
+    pub version: u32,
+    /// Flags ([`FLAG_PARTIAL`]); 0 in version 1.
+    pub flags: u64,
+    /// (offset, length) of the bucket table's chunk checksums (version 2; empty in 1).
+    pub sums_at: (u64, u64),
+}
+
+impl Header {
+    /// Whether the index was built from an incomplete set of ranges.
+    pub fn partial(&self) -> bool {
+        self.flags & FLAG_PARTIAL != 0
+    }
 }
 
 /// Why a header was rejected.
@@ -379,6 +394,9 @@ impl Header {
         put_u64(&mut b, 136, self.table_sum);
         put_u64(&mut b, 144, self.blocks_sum);
         put_u64(&mut b, 152, self.file_len);
+        put_u64(&mut b, 160, self.flags);
+        put_u64(&mut b, 168, self.sums_at.0);
+        put_u64(&mut b, 176, self.sums_at.1);
         let sum = xxh3_64(&b[..HEADER_USED]);
         put_u64(&mut b, HEADER_USED, sum);
         b
@@ -396,7 +414,7 @@ impl Header {
         if version > VERSION {
             return Err(HeaderError::Newer(version));
         }
-        if version != VERSION {
+        if version == 0 {
             return Err(HeaderError::Version(version));
         }
         if xxh3_64(&b[..HEADER_USED]) != get_u64(b, HEADER_USED) {
@@ -431,7 +449,17 @@ impl Header {
             table_sum: get_u64(b, 136),
             blocks_sum: get_u64(b, 144),
             file_len: get_u64(b, 152),
+            version,
+            flags: if version >= 2 { get_u64(b, 160) } else { 0 },
+            sums_at: if version >= 2 {
+                (get_u64(b, 168), get_u64(b, 176))
+            } else {
+                (0, 0)
+            },
         };
+        if h.flags & !FLAG_PARTIAL != 0 {
+            return Err(HeaderError::Inconsistent("unknown flags"));
+        }
         h.check(file_len)?;
         Ok(h)
     }
@@ -455,12 +483,19 @@ impl Header {
             return Err(inconsistent("block checksums length"));
         }
         let mut end = HEADER_SIZE as u64;
-        for (off, len) in [
+        let mut sections = vec![
             self.records_at,
             self.overflow_at,
             self.table_at,
             self.blocks_at,
-        ] {
+        ];
+        if self.version >= 2 {
+            if self.sums_at.1 != self.table_at.1.div_ceil(super::checked::CHUNK as u64) * 8 {
+                return Err(inconsistent("table checksums length"));
+            }
+            sections.push(self.sums_at);
+        }
+        for (off, len) in sections {
             if off % ALIGN != 0 || off < end {
                 return Err(inconsistent("section offsets"));
             }

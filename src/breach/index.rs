@@ -1,6 +1,7 @@
 //! Reading an index: open and check it, look hashes up, verify it end to end.
 
 use super::HashKind;
+use super::checked::{Chunks, Once};
 use super::format::{BLOCK_SIZE, GROUP_BITS, Header, HeaderError, OVERFLOW_ENTRY, Params, Wide};
 use super::tier::Bytes;
 use crate::progress::Progress;
@@ -46,6 +47,12 @@ pub struct Index {
     table_off: usize,
     offsets_off: usize,
     overflow_off: usize,
+    /// Bytes of group bases at the table's start (verified at opening).
+    groups_bytes: usize,
+    /// The bucket table, verified chunk by chunk as lookups read it.
+    table: Chunks,
+    /// The overflow table, verified on its first use.
+    overflow: Once,
 }
 
 /// What `verify` checked.
@@ -93,13 +100,23 @@ impl Index {
                 "the sections after the records are missing".into(),
             ));
         }
+        let groups_bytes = params.groups() as usize * 8;
+        let table = if header.version >= 2 {
+            Chunks::lazy(storage.get(), header.table_at, header.sums_at, groups_bytes)?
+        } else {
+            // Format 1 keeps one checksum for the whole table: verified now.
+            Chunks::whole(storage.get(), header.table_at, header.table_sum)?
+        };
         let index = Index {
             key_mask: params.key_of_window_mask(),
             key_mask_le: params.key_of_window_mask().0.map(u64::swap_bytes),
             records_off: header.records_at.0 as usize,
             table_off: header.table_at.0 as usize,
-            offsets_off: header.table_at.0 as usize + params.groups() as usize * 8,
+            offsets_off: header.table_at.0 as usize + groups_bytes,
             overflow_off: header.overflow_at.0 as usize,
+            groups_bytes,
+            table,
+            overflow: Once::new(header.overflow_at, header.overflow_sum, "overflow table"),
             storage,
             header,
             params,
@@ -136,8 +153,10 @@ impl Index {
     /// The first record of bucket `k` (0 ≤ k ≤ 2^b).
     #[inline]
     fn start(&self, k: u64) -> Result<u64, IndexError> {
-        let base = self.u64_at(self.table_off + (k >> GROUP_BITS) as usize * 8);
         let b = self.storage.get();
+        let pair = self.groups_bytes + k as usize * 4;
+        self.table.check_span(b, pair, pair + 3)?;
+        let base = self.u64_at(self.table_off + (k >> GROUP_BITS) as usize * 8);
         let at = self.offsets_off + k as usize * 4;
         let off = u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
         base.checked_add(u64::from(off))
@@ -165,6 +184,10 @@ impl Index {
     #[inline]
     fn bucket_range(&self, b: &[u8], hash: &Wide) -> Result<(u64, u64), IndexError> {
         let k = self.params.bucket(hash);
+        // The two offsets read below, in chunks verified before their first read (the
+        // group bases were verified at opening).
+        let pair = self.groups_bytes + k as usize * 4;
+        self.table.check_span(b, pair, pair + 7)?;
         let base_lo = le_u64(b, self.table_off + (k >> GROUP_BITS) as usize * 8);
         let base_hi = le_u64(b, self.table_off + ((k + 1) >> GROUP_BITS) as usize * 8);
         let pair = le_u64(b, self.offsets_off + k as usize * 4);
@@ -437,6 +460,7 @@ impl Index {
         if field < self.params.saturated() {
             return Ok(field);
         }
+        self.overflow.check(self.storage.get())?;
         self.overflow_count(i).ok_or_else(|| {
             IndexError::Corrupt(format!("record {i} has no overflow entry for its count"))
         })
@@ -521,6 +545,9 @@ impl Index {
         let corrupt = |m: String| Err(IndexError::Corrupt(m));
         if xxh3_64(section(h.table_at)) != h.table_sum {
             return corrupt("bucket table checksum mismatch".into());
+        }
+        if h.version >= 2 && section(h.sums_at) != super::checked::chunk_sums(section(h.table_at)) {
+            return corrupt("bucket table chunk checksums mismatch".into());
         }
         if xxh3_64(section(h.overflow_at)) != h.overflow_sum {
             return corrupt("overflow section checksum mismatch".into());

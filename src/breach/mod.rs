@@ -2,6 +2,7 @@
 //! memory-mapped index (`docs/BREACH-FORMAT.md`), then answered in microseconds.
 
 pub mod build;
+pub mod checked;
 pub mod common;
 pub mod compact;
 pub mod filter;

@@ -409,7 +409,11 @@ pub fn merge(
             size: None,
         },
         out,
-        super::build::Options { kind: Some(kind) },
+        super::build::Options {
+            kind: Some(kind),
+            allow_partial: false,
+            partial: index.header().partial(),
+        },
         spool_dir,
         &files_done,
     )?;

@@ -22,7 +22,10 @@ pub(crate) fn build_bytes(dump: &[u8], kind: Option<HashKind>) -> Result<Vec<u8>
             size: None,
         },
         &mut out,
-        Options { kind },
+        Options {
+            kind,
+            ..Options::default()
+        },
         dir.path(),
         &NoProgress,
     )?;
@@ -263,18 +266,50 @@ fn the_same_dump_gives_the_same_bytes_from_every_layout() {
         .find(|p| !ranges.contains_key(p))
         .unwrap();
     std::fs::write(dir.path().join(format!("{empty_prefix}.txt")), "").unwrap();
+    // Not every range file is there: an error naming how many are missing and the
+    // first, unless the build is told to go on and mark the index partial.
     let mut out = tempfile::tempfile().unwrap();
-    build::build(
+    let err = build::build(
         Source::Directory(dir.path().to_path_buf()),
         &mut out,
         Options::default(),
         dir.path(),
         &NoProgress,
     )
-    .unwrap();
+    .unwrap_err();
+    let files = ranges.len() + 1;
+    match err {
+        BuildError::Incomplete { missing, first, .. } => {
+            assert_eq!(missing, (1 << 20) - files);
+            let want = (0..1u32 << 20)
+                .map(|p| format!("{p:05X}"))
+                .find(|p| !ranges.contains_key(p) && *p != empty_prefix)
+                .unwrap();
+            assert_eq!(first, format!("{want}.txt"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let options = Options {
+        allow_partial: true,
+        ..Options::default()
+    };
+    let header = build::build(
+        Source::Directory(dir.path().to_path_buf()),
+        &mut out,
+        options,
+        dir.path(),
+        &NoProgress,
+    )
+    .unwrap()
+    .header;
+    assert!(header.partial());
     out.rewind().unwrap();
     let mut c = Vec::new();
     out.read_to_end(&mut c).unwrap();
+    // The same bytes but for the partial flag (and so the header's checksum).
+    let mut unflagged = header.clone();
+    unflagged.flags = 0;
+    c[..super::format::HEADER_SIZE].copy_from_slice(&unflagged.encode());
     assert_eq!(c, a);
 }
 
@@ -389,10 +424,10 @@ fn header_damage_is_a_clear_error() {
         Err(IndexError::Header(super::format::HeaderError::Magic))
     ));
     let mut newer = bytes.clone();
-    newer[8] = 2;
+    newer[8] = 3;
     assert!(matches!(
         Index::from_bytes(newer),
-        Err(IndexError::Header(super::format::HeaderError::Newer(2)))
+        Err(IndexError::Header(super::format::HeaderError::Newer(3)))
     ));
     let mut flipped = bytes.clone();
     flipped[30] ^= 1;

@@ -4,7 +4,7 @@
 use super::HashKind;
 use super::compact::Compact;
 use super::filter::Filter;
-use super::format::{HEADER_SIZE, HeaderError, MAGIC, Wide};
+use super::format::{FLAG_PARTIAL, HEADER_SIZE, HeaderError, MAGIC, Wide};
 use super::index::{Index, IndexError};
 use std::fs::File;
 use std::io::{self, Read};
@@ -16,11 +16,12 @@ use xxhash_rust::xxh3::xxh3_64;
 pub const COMPACT_MAGIC: &[u8; 8] = b"VKBCOMPT";
 /// The magic of a filter.
 pub const FILTER_MAGIC: &[u8; 8] = b"VKBFILTR";
-/// The compact index's format version (2: the bucket table as group bases and 16-bit
-/// offsets; version 1 files, with a table of u64, are refused with a hint to rebuild).
-pub const COMPACT_VERSION: u32 = 2;
-/// The filters' format version.
-pub const FILTER_VERSION: u32 = 1;
+/// The compact index's format version (3: flags and the bucket table's chunk checksums;
+/// version 2, without them, is read with its table verified whole at opening; version
+/// 1 files, with a table of u64, are refused with a hint to rebuild).
+pub const COMPACT_VERSION: u32 = 3;
+/// The filters' format version (2: flags; version 1 is read too).
+pub const FILTER_VERSION: u32 = 2;
 /// The header bytes covered by the header checksum.
 const TIER_HEADER_USED: usize = 248;
 
@@ -118,6 +119,20 @@ pub struct TierHeader {
     pub table_sum: u64,
     /// The file's length.
     pub file_len: u64,
+    /// The format version.
+    pub version: u32,
+    /// Flags ([`FLAG_PARTIAL`]: built from a partial exact index).
+    pub flags: u64,
+    /// (offset, length) of the compact table's chunk checksums (empty for filters and
+    /// older compact indexes).
+    pub sums_at: (u64, u64),
+}
+
+impl TierHeader {
+    /// Whether the index was built from an incomplete set of ranges.
+    pub fn partial(&self) -> bool {
+        self.flags & FLAG_PARTIAL != 0
+    }
 }
 
 fn put(b: &mut [u8], at: usize, v: u64) {
@@ -158,6 +173,9 @@ impl TierHeader {
             (120, self.overflow_sum),
             (128, self.table_sum),
             (136, self.file_len),
+            (144, self.flags),
+            (152, self.sums_at.0),
+            (160, self.sums_at.1),
         ] {
             put(&mut b, at, v);
         }
@@ -181,7 +199,9 @@ impl TierHeader {
         if version > current {
             return Err(HeaderError::Newer(version));
         }
-        if version != current {
+        // The version before the current one is read too (without flags and chunk
+        // checksums); older ones are refused with a hint to rebuild.
+        if version + 1 < current || version == 0 {
             return Err(HeaderError::Outdated(magic_tier.name(), version));
         }
         if xxh3_64(&b[..TIER_HEADER_USED]) != get(b, TIER_HEADER_USED) {
@@ -211,7 +231,17 @@ impl TierHeader {
             overflow_sum: get(b, 120),
             table_sum: get(b, 128),
             file_len: get(b, 136),
+            version,
+            flags: if version == current { get(b, 144) } else { 0 },
+            sums_at: if version == current {
+                (get(b, 152), get(b, 160))
+            } else {
+                (0, 0)
+            },
         };
+        if h.flags & !FLAG_PARTIAL != 0 {
+            return Err(inconsistent("unknown flags"));
+        }
         if h.file_len > file_len {
             return Err(HeaderError::Truncated {
                 expected: h.file_len,
@@ -223,7 +253,10 @@ impl TierHeader {
                 "file length (bytes after the end)",
             ));
         }
-        for (off, len) in [h.body_at, h.overflow_at, h.table_at] {
+        for (off, len) in [h.body_at, h.overflow_at, h.table_at, h.sums_at] {
+            if len == 0 {
+                continue;
+            }
             match off.checked_add(len) {
                 Some(end) if off >= HEADER_SIZE as u64 && end <= file_len => {}
                 _ => return Err(inconsistent("section bounds")),
@@ -249,6 +282,11 @@ impl TierHeader {
             if xxh3_64(section(at)) != sum {
                 return Err(IndexError::Corrupt(format!("{name} checksum mismatch")));
             }
+        }
+        if self.sums_at.1 > 0
+            && section(self.sums_at) != super::checked::chunk_sums(section(self.table_at))
+        {
+            return Err(IndexError::Corrupt("table chunk checksums mismatch".into()));
         }
         Ok(())
     }
@@ -344,6 +382,7 @@ pub fn sniff_file(mut file: &File) -> io::Result<Option<Tier>> {
 }
 
 /// Any tier, open for lookups.
+#[allow(clippy::large_enum_variant)] // one per open index, read on every lookup: unboxed
 pub enum AnyIndex {
     /// An exact index.
     Exact(Index),
@@ -436,6 +475,30 @@ impl AnyIndex {
             AnyIndex::Exact(_) | AnyIndex::Filtered { .. } => Tier::Exact,
             AnyIndex::Compact(_) => Tier::Compact,
             AnyIndex::Filter(f) => f.header().tier,
+        }
+    }
+
+    /// Whether the index was built from an incomplete set of ranges (`--allow-partial`):
+    /// hashes of the missing ranges read as absent.
+    pub fn partial(&self) -> bool {
+        match self {
+            AnyIndex::Exact(i) | AnyIndex::Filtered { exact: i, .. } => i.header().partial(),
+            AnyIndex::Compact(c) => c.header().partial(),
+            AnyIndex::Filter(f) => f.header().partial(),
+        }
+    }
+
+    /// Checks everything (every checksum and the structure): what `verify` does and
+    /// `serve` does before it listens. Returns the records, entries or keys checked.
+    pub fn verify(&self, progress: &dyn crate::progress::Progress) -> Result<u64, IndexError> {
+        match self {
+            AnyIndex::Exact(i) => i.verify(progress).map(|r| r.records),
+            AnyIndex::Compact(c) => c.verify(progress),
+            AnyIndex::Filter(f) => f.verify(),
+            AnyIndex::Filtered { exact, filter } => {
+                filter.verify()?;
+                exact.verify(progress).map(|r| r.records)
+            }
         }
     }
 

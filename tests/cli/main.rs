@@ -3,6 +3,7 @@
 
 mod bench;
 mod breach;
+mod breach_trust;
 mod common;
 mod conventions;
 mod generated;

@@ -7,7 +7,7 @@ use super::super::{Global, Status};
 use crate::breach::HashKind;
 use crate::breach::build::{self, Options, Source};
 use crate::breach::index::Index;
-use crate::breach::tier::{Tier, sniff};
+use crate::breach::tier::{Tier, sniff_file};
 use crate::breach::{compact, filter};
 use anyhow::Context;
 use std::path::PathBuf;
@@ -115,9 +115,49 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 
+    /// Build from a per-prefix directory that lacks range files (an interrupted
+    /// download): the index is marked partial, and `info` and `query` say so.
+    #[arg(long)]
+    pub allow_partial: bool,
+
     /// Replace INDEX if it exists.
     #[arg(short, long)]
     pub force: bool,
+}
+
+/// The dump as opened, once: a pipe or FIFO read twice would lose what the first read
+/// took (or wait forever for a second writer).
+enum Input {
+    /// Standard input.
+    Stdin,
+    /// A per-prefix directory.
+    Dir,
+    /// A file: a regular one is checked for an index first; anything else is a stream.
+    File {
+        file: std::fs::File,
+        tier: Option<Tier>,
+    },
+}
+
+fn open_dump(path: &std::path::Path) -> anyhow::Result<Input> {
+    use std::io::Seek;
+    if is_stdio(path) {
+        return Ok(Input::Stdin);
+    }
+    if path.is_dir() {
+        return Ok(Input::Dir);
+    }
+    let shown = display_path(path);
+    let mut file = std::fs::File::open(path).with_context(|| shown.clone())?;
+    let regular = file.metadata().with_context(|| shown.clone())?.is_file();
+    let tier = if regular {
+        let t = sniff_file(&file).with_context(|| shown.clone())?;
+        file.rewind().with_context(|| shown.clone())?;
+        t
+    } else {
+        None
+    };
+    Ok(Input::File { file, tier })
 }
 
 /// Runs `veilkit breach build`.
@@ -140,20 +180,28 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    let mut input = open_dump(&args.dump)?;
     if args.tier == TierArg::Exact {
-        let summary = build_exact(args, global, out.file_mut().context("index")?, &spool)?;
+        let summary = build_exact(
+            args,
+            global,
+            &mut input,
+            out.file_mut().context("index")?,
+            &spool,
+        )?;
         out.commit().with_context(|| display_path(&args.output))?;
         report_exact(args, global, &summary, started);
         return Ok(Status::Success);
     }
-    let source = if is_stdio(&args.dump) || args.dump.is_dir() {
-        None
-    } else {
-        sniff(&args.dump).with_context(|| display_path(&args.dump))?
+    let source = match &input {
+        Input::File { tier, .. } => *tier,
+        _ => None,
     };
-    let index = match source {
-        Some(Tier::Exact) => super::open_index(&args.dump)?,
-        Some(t) => {
+    let index = match (source, &input) {
+        (Some(Tier::Exact), Input::File { file, .. }) => Index::open_file(file)
+            .with_context(|| display_path(&args.dump))
+            .map_err(|e| super::super::report::hinted(format!("{e:#}"), super::OPEN_HINT))?,
+        (Some(t), _) => {
             return Err(super::super::report::hinted(
                 format!(
                     "{}: a {} index cannot be rebuilt into another tier",
@@ -163,11 +211,11 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 "build from the exact index or the dump",
             ));
         }
-        None => {
+        (None, _) => {
             // A temporary exact index next to the output, unnamed: gone whatever happens.
             let mut temp = tempfile::tempfile_in(&spool)
                 .with_context(|| format!("{}: temporary index", spool.display()))?;
-            let summary = build_exact(args, global, &mut temp, &spool)?;
+            let summary = build_exact(args, global, &mut input, &mut temp, &spool)?;
             report_exact(args, global, &summary, started);
             Index::open_file(&temp).context("temporary index")?
         }
@@ -206,10 +254,11 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     Ok(Status::Success)
 }
 
-/// Builds the exact index of `args.dump` into `file`.
+/// Builds the exact index of `args.dump` (opened as `input`) into `file`.
 fn build_exact(
     args: &Args,
     global: Global,
+    input: &mut Input,
     file: &mut std::fs::File,
     spool: &std::path::Path,
 ) -> anyhow::Result<build::Summary> {
@@ -217,64 +266,74 @@ fn build_exact(
         KindArg::Sha1 => HashKind::Sha1,
         KindArg::Ntlm => HashKind::Ntlm,
     });
-    if !is_stdio(&args.dump)
-        && !args.dump.is_dir()
-        && let Ok(Some(t)) = sniff(&args.dump)
-    {
+    if let Input::File { tier: Some(t), .. } = input {
         return Err(super::super::report::hinted(
             format!(
                 "{}: this is already {} {} index, not a dump",
                 display_path(&args.dump),
-                if t == Tier::Exact { "an" } else { "a" },
+                if *t == Tier::Exact { "an" } else { "a" },
                 t.name()
             ),
             "give --tier compact, filter or filter-small to build a smaller tier from an exact index",
         ));
     }
+    let options = Options {
+        kind,
+        allow_partial: args.allow_partial,
+        partial: false,
+    };
     let bar = Bar::bytes(global, "building");
     let shown = display_path(&args.dump);
-    let summary = if is_stdio(&args.dump) {
-        super::super::output::take_stdin("the input")?;
-        super::super::output::enlarge_pipe(0);
-        // Stdin (not its lock) can move to the reading thread; reads of 4 MiB bypass
-        // its small buffer.
-        let mut stdin = std::io::stdin();
-        build::build(
-            Source::Stream {
-                reader: &mut stdin,
-                name: shown,
-                size: None,
-            },
-            file,
-            Options { kind },
-            spool,
-            &bar,
-        )
-    } else if args.dump.is_dir() {
-        build::build(
+    let summary = match input {
+        Input::Stdin => {
+            super::super::output::take_stdin("the input")?;
+            super::super::output::enlarge_pipe(0);
+            // Stdin (not its lock) can move to the reading thread; reads of 4 MiB bypass
+            // its small buffer.
+            let mut stdin = std::io::stdin();
+            build::build(
+                Source::Stream {
+                    reader: &mut stdin,
+                    name: shown,
+                    size: None,
+                },
+                file,
+                options,
+                spool,
+                &bar,
+            )
+        }
+        Input::Dir => build::build(
             Source::Directory(args.dump.clone()),
             file,
-            Options { kind },
+            options,
             spool,
             &bar,
-        )
-    } else {
-        let mut f = std::fs::File::open(&args.dump).with_context(|| shown.clone())?;
-        let size = f.metadata().ok().map(|m| m.len());
-        build::build(
-            Source::Stream {
-                reader: &mut f,
-                name: shown,
-                size,
-            },
-            file,
-            Options { kind },
-            spool,
-            &bar,
-        )
+        ),
+        Input::File { file: f, .. } => {
+            let size = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+            build::build(
+                Source::Stream {
+                    reader: f,
+                    name: shown,
+                    size,
+                },
+                file,
+                options,
+                spool,
+                &bar,
+            )
+        }
     };
     bar.finish();
-    summary.map_err(anyhow::Error::new)
+    let summary = summary.map_err(anyhow::Error::new)?;
+    if summary.header.partial() {
+        super::super::report::warn(format!(
+            "{}: built from an incomplete set of ranges: the index is marked partial, and hashes of the missing ranges read as absent",
+            display_path(&args.dump)
+        ));
+    }
+    Ok(summary)
 }
 
 /// Says what an exact build did.

@@ -113,7 +113,13 @@ fn answer(index: Option<&AnyIndex>, password: &[u8]) -> anyhow::Result<(bool, St
 /// Runs `veilkit breach check`.
 pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     let index = match &args.index {
-        Some(p) => Some(super::open_any(p, args.filter.as_deref())?),
+        Some(p) => {
+            let index = super::open_any(p, args.filter.as_deref())?;
+            if index.partial() {
+                super::warn_partial(p);
+            }
+            Some(index)
+        }
         None => None,
     };
     let mut out = super::super::output::stdout_text();

@@ -42,14 +42,18 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     };
     let h = index.header();
     let p = &h.params;
-    let lines = [
+    let mut lines = vec![
         ("file", args.index.display().to_string()),
         (
             "format",
-            format!(
-                "veilkit breach index, version {}",
-                crate::breach::format::VERSION
-            ),
+            if h.version < crate::breach::format::VERSION {
+                format!(
+                    "veilkit breach index, version {} (its table is verified whole at every opening; a rebuild makes opening faster)",
+                    h.version
+                )
+            } else {
+                format!("veilkit breach index, version {}", h.version)
+            },
         ),
         ("kind", p.kind.name().to_string()),
         ("tier", super::describe_tier(&any)),
@@ -80,7 +84,20 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
             ),
         ),
     ];
+    lines.push(partial_line(h.partial()));
     print_fields(&lines)
+}
+
+/// Whether the index holds every range.
+fn partial_line(partial: bool) -> (&'static str, String) {
+    (
+        "ranges",
+        if partial {
+            "PARTIAL: built from an incomplete set of ranges (--allow-partial); hashes of the missing ranges read as absent".to_string()
+        } else {
+            "all".to_string()
+        },
+    )
 }
 
 /// `info` of a compact index or a filter.
@@ -117,7 +134,7 @@ fn tier_info(args: &Args, any: &crate::breach::tier::AnyIndex) -> anyhow::Result
     };
     let mut lines = vec![
         ("file", args.index.display().to_string()),
-        ("format", format!("{format}, version {}", h.tier.version())),
+        ("format", format!("{format}, version {}", h.version)),
         ("kind", h.kind.name().to_string()),
         ("tier", super::describe_tier(any)),
         (
@@ -145,6 +162,7 @@ fn tier_info(args: &Args, any: &crate::breach::tier::AnyIndex) -> anyhow::Result
         lines.push(("total count", h.total_count.to_string()));
     }
     lines.push(("built from", format!("exact index {:016x}", h.source_id)));
+    lines.push(partial_line(h.partial()));
     print_fields(&lines)
 }
 

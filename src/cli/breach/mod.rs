@@ -122,6 +122,14 @@ pub fn open_index(path: &std::path::Path) -> anyhow::Result<crate::breach::index
         .hint(OPEN_HINT)
 }
 
+/// Warns that an index is partial (built from an incomplete set of ranges), once.
+pub fn warn_partial(path: &std::path::Path) {
+    super::report::warn(format!(
+        "{}: a partial index (built from an incomplete set of ranges): hashes of the missing ranges read as absent",
+        path.display()
+    ));
+}
+
 /// Opens an index of any tier, optionally behind a filter (`--filter`).
 pub fn open_any(
     path: &std::path::Path,

@@ -78,7 +78,13 @@ pub struct Args {
 /// Runs `veilkit breach query`.
 pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     let index = match &args.index {
-        Some(p) => Some(super::open_any(p, args.filter.as_deref())?),
+        Some(p) => {
+            let index = super::open_any(p, args.filter.as_deref())?;
+            if index.partial() {
+                super::warn_partial(p);
+            }
+            Some(index)
+        }
         None if args.passwords => None,
         None => {
             return Err(super::super::report::hinted(

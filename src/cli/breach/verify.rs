@@ -38,26 +38,24 @@ pub struct Args {
 
 /// Runs `veilkit breach verify`.
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
-    use crate::breach::tier::AnyIndex;
     let index = super::open_any(&args.index, None)?;
     let bar = Bar::bytes(global, "verifying");
     let shown = args.index.display();
-    let report = match &index {
-        AnyIndex::Exact(i) => i.verify(&bar).map(|r| {
+    let report = index
+        .verify(&bar)
+        .map(|n| {
             format!(
-                "{shown}: sound ({} records, {} checksum blocks)",
-                r.records, r.blocks
+                "{shown}: sound ({n} {} of a {} {} index)",
+                if index.tier().has_counts() {
+                    "records"
+                } else {
+                    "keys"
+                },
+                index.kind().name(),
+                index.tier().name()
             )
-        }),
-        AnyIndex::Compact(c) => c
-            .verify(&bar)
-            .map(|n| format!("{shown}: sound (compact, {n} entries)")),
-        AnyIndex::Filter(f) => f
-            .verify()
-            .map(|n| format!("{shown}: sound ({}, {n} keys)", f.header().tier.name())),
-        AnyIndex::Filtered { .. } => unreachable!("opened without --filter"),
-    }
-    .with_context(|| shown.to_string());
+        })
+        .with_context(|| shown.to_string());
     bar.finish();
     info(global, report?);
     Ok(Status::Success)

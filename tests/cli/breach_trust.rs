@@ -1,0 +1,310 @@
+//! Issue 17, items 6 and 8: a damaged index never answers wrong from its tables, `serve`
+//! verifies before it listens, older formats keep working, and an incomplete per-prefix
+//! directory is refused unless marked partial.
+
+use super::common::{stderr_of, stdout_of, veilkit};
+use std::path::{Path, PathBuf};
+use veilkit::breach::format::Wide;
+use veilkit::breach::tier::AnyIndex;
+
+const FIXTURES: &str = "tests/fixtures/breach-v1";
+
+/// The fixture dump's hashes and counts.
+fn truth() -> Vec<(Wide, u64)> {
+    std::fs::read_to_string(Path::new(FIXTURES).join("dump.txt"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (h, c) = l.split_once(':').unwrap();
+            (
+                veilkit::breach::HashKind::Sha1
+                    .parse_hex(h.as_bytes())
+                    .unwrap(),
+                c.parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn build(dir: &Path, tier: &str, from: &Path) -> PathBuf {
+    let out = dir.join(format!("{tier}.idx"));
+    veilkit()
+        .args(["breach", "build", "--tier", tier])
+        .arg(from)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    out
+}
+
+/// Flips every bit of `range` of the file's bytes in turn; each time, opening and
+/// looking up every hash of `truth` must give the right answers or an error (counts
+/// for `counts`, membership otherwise). Returns (flips answered right, flips refused).
+fn flip_all(
+    bytes: &[u8],
+    range: std::ops::Range<usize>,
+    truth: &[(Wide, u64)],
+    counts: bool,
+) -> (u64, u64) {
+    let (mut right, mut refused) = (0, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.idx");
+    for at in range {
+        for bit in 0..8 {
+            let mut b = bytes.to_vec();
+            b[at] ^= 1 << bit;
+            std::fs::write(&path, &b).unwrap();
+            let index = match AnyIndex::open(&path) {
+                Ok(i) => i,
+                Err(_) => {
+                    refused += 1;
+                    continue;
+                }
+            };
+            let mut failed = false;
+            for (h, c) in truth {
+                match index.lookup(h) {
+                    Ok(got) if counts => {
+                        assert_eq!(got, *c, "flip at {at} bit {bit}: a wrong count")
+                    }
+                    Ok(got) => {
+                        assert_eq!(got, 1, "flip at {at} bit {bit}: a present hash read absent")
+                    }
+                    Err(_) => {
+                        failed = true;
+                        break;
+                    }
+                }
+            }
+            if failed { refused += 1 } else { right += 1 }
+        }
+    }
+    (right, refused)
+}
+
+#[test]
+fn flips_in_the_tables_every_lookup_reads_are_errors_never_wrong_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = Path::new(FIXTURES).join("dump.txt");
+    let exact = dir.path().join("exact.idx");
+    veilkit()
+        .args(["breach", "build"])
+        .arg(&dump)
+        .arg("-o")
+        .arg(&exact)
+        .assert()
+        .success();
+    let truth = truth();
+    // The exact index: its bucket table and overflow table.
+    let bytes = std::fs::read(&exact).unwrap();
+    let h = veilkit::breach::format::Header::decode(&bytes, bytes.len() as u64).unwrap();
+    assert_eq!(h.version, 2);
+    assert!(h.overflow_entries > 0, "the fixture has large counts");
+    for (name, (off, len)) in [("table", h.table_at), ("overflow", h.overflow_at)] {
+        let (right, refused) = flip_all(&bytes, off as usize..(off + len) as usize, &truth, true);
+        assert!(refused > 0, "{name}: no flip was caught ({right} right)");
+    }
+    // The compact index's table and overflow, and the filter's shard directory.
+    let compact = build(dir.path(), "compact", &exact);
+    let bytes = std::fs::read(&compact).unwrap();
+    let h = veilkit::breach::tier::TierHeader::decode(&bytes, bytes.len() as u64).unwrap();
+    for (off, len) in [h.table_at, h.overflow_at] {
+        flip_all(&bytes, off as usize..(off + len) as usize, &truth, true);
+    }
+    let filter = build(dir.path(), "filter", &exact);
+    let bytes = std::fs::read(&filter).unwrap();
+    let h = veilkit::breach::tier::TierHeader::decode(&bytes, bytes.len() as u64).unwrap();
+    let (right, _) = flip_all(
+        &bytes,
+        h.table_at.0 as usize..(h.table_at.0 + h.table_at.1) as usize,
+        &truth,
+        false,
+    );
+    assert_eq!(right, 0, "a damaged shard directory opened");
+}
+
+#[test]
+fn indexes_of_the_earlier_formats_still_answer_and_check_their_tables_at_opening() {
+    let truth = truth();
+    for (file, counts) in [
+        ("exact-v1.idx", true),
+        ("compact-v2.idx", true),
+        ("filter-v1.idx", false),
+    ] {
+        let path = Path::new(FIXTURES).join(file);
+        let index = AnyIndex::open(&path).unwrap();
+        for (h, c) in &truth {
+            assert_eq!(
+                index.lookup(h).unwrap(),
+                if counts { *c } else { 1 },
+                "{file}"
+            );
+        }
+        let out = veilkit()
+            .args(["breach", "verify"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{file}: {}", stderr_of(&out));
+        // A damaged table is refused at opening.
+        let bytes = std::fs::read(&path).unwrap();
+        let table = if file.starts_with("exact") {
+            veilkit::breach::format::Header::decode(&bytes, bytes.len() as u64)
+                .unwrap()
+                .table_at
+        } else {
+            veilkit::breach::tier::TierHeader::decode(&bytes, bytes.len() as u64)
+                .unwrap()
+                .table_at
+        };
+        let mut b = bytes.clone();
+        b[(table.0 + table.1 / 2) as usize] ^= 0x10;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x"), &b).unwrap();
+        assert!(AnyIndex::open(&dir.path().join("x")).is_err(), "{file}");
+    }
+    let out = veilkit()
+        .args(["breach", "info"])
+        .arg(Path::new(FIXTURES).join("exact-v1.idx"))
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&out).contains("version 1 (its table is verified whole"),
+        "{}",
+        stdout_of(&out)
+    );
+}
+
+#[test]
+fn serve_verifies_before_it_listens() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = Path::new(FIXTURES).join("dump.txt");
+    let exact = dir.path().join("exact.idx");
+    veilkit()
+        .args(["breach", "build"])
+        .arg(&dump)
+        .arg("-o")
+        .arg(&exact)
+        .assert()
+        .success();
+    // A damaged record: lookups do not check records, `serve` does before listening.
+    let mut bytes = std::fs::read(&exact).unwrap();
+    bytes[4096 + 100] ^= 1;
+    let bad = dir.path().join("bad.idx");
+    std::fs::write(&bad, &bytes).unwrap();
+    let out = veilkit()
+        .args(["breach", "serve", "--listen", "127.0.0.1:0", "-i"])
+        .arg(&bad)
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("checksum mismatch") && err.contains("--no-verify"),
+        "{err}"
+    );
+    // With --no-verify it starts, and says so.
+    let mut child = super::common::std_veilkit()
+        .args([
+            "breach",
+            "serve",
+            "--no-verify",
+            "--listen",
+            "127.0.0.1:0",
+            "-i",
+        ])
+        .arg(&bad)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    use std::io::BufRead;
+    std::io::BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(first.contains("not verified (--no-verify)"), "{first}");
+}
+
+#[test]
+fn an_incomplete_per_prefix_directory_is_refused_unless_marked_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let ranges = dir.path().join("ranges");
+    std::fs::create_dir(&ranges).unwrap();
+    for (prefix, body) in [
+        ("00000", "0005AD76BD555C1D6D771DE417A4B87E4B4:3"),
+        ("00001", ""),
+        ("00003", "0001C1B7A2F6A6D8BB7C2D4F04B1A5C6D7E:2"),
+        ("FFFFF", "FFFFA6F2E4D2D5B1A2C3E4F5A6B7C8D9E0F:1"),
+    ] {
+        std::fs::write(ranges.join(format!("{prefix}.txt")), body).unwrap();
+    }
+    let out_path = dir.path().join("p.idx");
+    let out = veilkit()
+        .args(["breach", "build"])
+        .arg(&ranges)
+        .arg("-o")
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out)
+            .contains("1048572 of the 1048576 range files are missing, the first 00002.txt"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(!out_path.exists());
+    let out = veilkit()
+        .args(["breach", "build", "--allow-partial"])
+        .arg(&ranges)
+        .arg("-o")
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("marked partial"));
+    let info = veilkit()
+        .args(["breach", "info"])
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&info).contains("ranges: PARTIAL"),
+        "{}",
+        stdout_of(&info)
+    );
+    let q = veilkit()
+        .args(["breach", "query", "-i"])
+        .arg(&out_path)
+        .write_stdin(
+            "000000005AD76BD555C1D6D771DE417A4B87E4B4\n000020005AD76BD555C1D6D771DE417A4B87E4B4\n",
+        )
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout_of(&q),
+        "000000005AD76BD555C1D6D771DE417A4B87E4B4:3\n000020005AD76BD555C1D6D771DE417A4B87E4B4:0\n"
+    );
+    assert_eq!(
+        stderr_of(&q).matches("partial index").count(),
+        1,
+        "{}",
+        stderr_of(&q)
+    );
+    // Smaller tiers built from it are partial too.
+    let compact = build(dir.path(), "compact", &out_path);
+    let info = veilkit()
+        .args(["breach", "info"])
+        .arg(&compact)
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&info).contains("ranges: PARTIAL"),
+        "{}",
+        stdout_of(&info)
+    );
+}
