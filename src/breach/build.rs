@@ -114,6 +114,9 @@ pub enum BuildError {
     /// A range file of the wrong shape.
     #[error("{0}: {1}")]
     Range(String, &'static str),
+    /// Bad input, said in full (a range file and its line).
+    #[error("{0}")]
+    Invalid(String),
     /// A per-prefix directory without every range file (an interrupted download).
     #[error(
         "{dir}: {missing} of the 1048576 range files are missing, the first {first} (an interrupted download?)"
@@ -256,9 +259,12 @@ pub fn build(
         writer.close_sink();
         let sums = sink.join().expect("the sink thread does not panic");
         let read = reader.join().expect("the reader thread does not panic");
+        // The sink's own error first: when it stops (a full disk), the records side only
+        // sees that it stopped.
+        let sums = sums.map_err(BuildError::Write)?;
         records_done?;
         read?;
-        Ok((writer, sums.map_err(BuildError::Write)?))
+        Ok((writer, sums))
     })?;
     let padding = writer.padding;
     let partial = options.partial

@@ -240,6 +240,9 @@ struct MergeReader<'a, I: Iterator<Item = Result<(Wide, u64), IndexError>>> {
     replaced: u64,
 }
 
+/// The most bytes of one range file (bodies are tens of kilobytes).
+const RANGE_CAP: usize = 16 << 20;
+
 fn bad(path: &Path, line: usize, what: &str) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidData,
@@ -312,10 +315,13 @@ impl<I: Iterator<Item = Result<(Wide, u64), IndexError>>> MergeReader<'_, I> {
 
     /// Appends a range file's lines with their prefix, checked.
     fn range_file(&mut self, prefix: u32, path: &Path) -> std::io::Result<()> {
-        let body = std::fs::read(path)?;
+        // A range body is tens of kilobytes; anything past the cap is not one.
+        let body = crate::streams::read_capped(&mut std::fs::File::open(path)?, RANGE_CAP)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&body);
         let want = self.kind.hex_len() - 5;
         let head = format!("{prefix:05X}");
+        let mut previous: Option<(Vec<u8>, usize)> = None;
         for (i, line) in body.split(|&b| b == b'\n').enumerate() {
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             if line.is_empty() {
@@ -335,6 +341,26 @@ impl<I: Iterator<Item = Result<(Wide, u64), IndexError>>> MergeReader<'_, I> {
             if count.is_empty() || !count.iter().all(u8::is_ascii_digit) {
                 return Err(bad(path, i + 1, "the count is not a number"));
             }
+            let upper: Vec<u8> = suffix.iter().map(u8::to_ascii_uppercase).collect();
+            if let Some((prev, line_no)) = &previous {
+                if upper == *prev {
+                    return Err(bad(
+                        path,
+                        i + 1,
+                        &format!("duplicate hash: the same suffix is on line {line_no}"),
+                    ));
+                }
+                if upper < *prev {
+                    return Err(bad(
+                        path,
+                        i + 1,
+                        &format!(
+                            "not in order: it sorts before the suffix on line {line_no} (a range is sorted)"
+                        ),
+                    ));
+                }
+            }
+            previous = Some((upper, i + 1));
             self.out.extend_from_slice(head.as_bytes());
             self.out.extend(suffix.iter().map(u8::to_ascii_uppercase));
             self.out.push(b':');
@@ -416,7 +442,14 @@ pub fn merge(
         },
         spool_dir,
         &files_done,
-    )?;
+    )
+    .map_err(|e| match e {
+        // A bad range file: its own message names the file and the line.
+        super::build::BuildError::Read(_, io) if io.kind() == std::io::ErrorKind::InvalidData => {
+            super::build::BuildError::Invalid(io.to_string())
+        }
+        other => other,
+    })?;
     files_done.advance(0);
     Ok(MergeSummary {
         build,

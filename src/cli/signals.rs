@@ -30,10 +30,20 @@ fn install_now() {
                 if let Some(sig) = signals.forever().next() {
                     crate::streams::remove_live_temp_files();
                     restore_tty();
-                    std::process::exit(128 + sig);
+                    std::process::exit(exit_status(sig));
                 }
             })
             .ok();
+    }
+}
+
+/// The exit status after signal `sig`: 128 + `sig`, or 0 when the command's output was
+/// already committed (its work is done: the interruption came after it).
+fn exit_status(sig: i32) -> i32 {
+    if crate::streams::output_committed() {
+        0
+    } else {
+        128 + sig
     }
 }
 
@@ -63,5 +73,24 @@ pub fn restore_tty() {
         unsafe {
             libc::tcsetattr(fd, libc::TCSANOW, &t);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_interruption_after_the_commit_is_a_success() {
+        if !crate::streams::output_committed() {
+            assert_eq!(super::exit_status(2), 130);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut f = crate::streams::AtomicFile::create(
+            &dir.path().join("out"),
+            crate::streams::AtomicOptions::default(),
+        )
+        .unwrap();
+        std::io::Write::write_all(&mut f, b"x").unwrap();
+        f.commit().unwrap();
+        assert_eq!(super::exit_status(2), 0);
     }
 }

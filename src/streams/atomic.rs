@@ -155,6 +155,17 @@ fn remove_stale_temp_files(dir: &Path, name: &str) {
     let _ = (dir, name);
 }
 
+/// Whether an output file has been renamed into place: after that, an interrupted
+/// process has done its work, and exits as a success.
+static COMMITTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this process has committed an output file (see [`AtomicFile::commit`]). A
+/// signal handler that has first called [`remove_live_temp_files`] sees a commit that is
+/// under way either as done or as not started.
+pub fn output_committed() -> bool {
+    COMMITTED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// Paths of temporary files that are being written right now, so that a signal handler
 /// can remove them before the process exits.
 static LIVE_TEMP_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -332,14 +343,20 @@ impl AtomicFile {
                 return Err(OutputError::NotRegular(special_kind(&meta)));
             }
         }
+        // The rename and the record of it under the lock a signal handler takes first.
+        let mut live = lock_live();
         let result = if self.overwrite {
             temp.persist(&self.final_path).map(drop)
         } else {
             temp.persist_noclobber(&self.final_path).map(drop)
         };
-        if let Some(t) = &self.temp_path {
-            lock_live().retain(|p| p != t);
+        if result.is_ok() {
+            COMMITTED.store(true, std::sync::atomic::Ordering::SeqCst);
         }
+        if let Some(t) = &self.temp_path {
+            live.retain(|p| p != t);
+        }
+        drop(live);
         match result {
             Ok(()) => {}
             Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => {

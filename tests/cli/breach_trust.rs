@@ -308,3 +308,153 @@ fn an_incomplete_per_prefix_directory_is_refused_unless_marked_partial() {
         stdout_of(&info)
     );
 }
+
+/// Item 9: a full disk during a build shows the system's error, and leaves nothing.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_during_a_build_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small");
+    std::fs::create_dir(&small).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
+        .arg(&small)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !super::common::have(
+        "root, to mount a 256 KiB tmpfs",
+        "run the tests as root",
+        mounted,
+    ) {
+        return;
+    }
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _guard = Unmount(small.clone());
+    let dump: String = (0..40_000u64)
+        .map(|i| format!("{:040X}:{}\n", (u128::from(i) + 1) << 90, i + 1))
+        .collect();
+    let src = dir.path().join("dump.txt");
+    std::fs::write(&src, dump).unwrap();
+    let out = veilkit()
+        .args(["breach", "build"])
+        .arg(&src)
+        .arg("-o")
+        .arg(small.join("x.idx"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("No space left on device"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(
+        std::fs::read_dir(&small).unwrap().count(),
+        0,
+        "something was left"
+    );
+}
+
+/// Item 9: a bad line of a range file given to `merge` is named by file and line.
+#[test]
+fn merge_names_the_range_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("i.idx");
+    veilkit()
+        .args(["breach", "build"])
+        .arg(Path::new(FIXTURES).join("dump.txt"))
+        .arg("-o")
+        .arg(&idx)
+        .assert()
+        .success();
+    let changed = dir.path().join("changed");
+    std::fs::create_dir(&changed).unwrap();
+    for (body, want) in [
+        (
+            "0005AD76BD555C1D6D771DE417A4B87E4B4:3\r\n0005AD76BD555C1D6D771DE417A4B87E4B3:1",
+            "00000.txt: line 2: not in order",
+        ),
+        (
+            "0005AD76BD555C1D6D771DE417A4B87E4B4:3\r\n0005AD76BD555C1D6D771DE417A4B87E4B4:1",
+            "00000.txt: line 2: duplicate hash: the same suffix is on line 1",
+        ),
+        (
+            "0005AD76BD555C1D6D771DE417A4B87E4B4:x",
+            "00000.txt: line 1: the count is not a number",
+        ),
+    ] {
+        std::fs::write(changed.join("00000.txt"), body).unwrap();
+        let out = veilkit()
+            .args(["breach", "merge"])
+            .arg(&idx)
+            .arg(&changed)
+            .arg("-o")
+            .arg(dir.path().join("m.idx"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr_of(&out).contains(want), "{}", stderr_of(&out));
+    }
+}
+
+/// Item 9: a pipe or FIFO as the dump is read once, from its start, like a file.
+#[cfg(unix)]
+#[test]
+fn builds_read_pipes_and_fifos_like_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = Path::new(FIXTURES).join("dump.txt");
+    let want = dir.path().join("want.idx");
+    veilkit()
+        .args(["breach", "build"])
+        .arg(&dump)
+        .arg("-o")
+        .arg(&want)
+        .assert()
+        .success();
+    // Process substitution: /dev/fd/N, a pipe.
+    let got = dir.path().join("sub.idx");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "\"$0\" breach build <(cat {}) -o {} && \"$0\" breach build --tier compact <(cat {}) -o {}",
+            dump.display(),
+            got.display(),
+            dump.display(),
+            dir.path().join("sub.compact").display()
+        ))
+        .arg(super::common::bin())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(std::fs::read(&want).unwrap(), std::fs::read(&got).unwrap());
+    // A named pipe, written by another process.
+    let fifo = dir.path().join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let writer = {
+        let (fifo, dump) = (fifo.clone(), dump.clone());
+        std::thread::spawn(move || std::fs::write(&fifo, std::fs::read(dump).unwrap()))
+    };
+    let got = dir.path().join("fifo.idx");
+    veilkit()
+        .args(["breach", "build"])
+        .arg(&fifo)
+        .arg("-o")
+        .arg(&got)
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .success();
+    writer.join().unwrap().unwrap();
+    assert_eq!(std::fs::read(&want).unwrap(), std::fs::read(&got).unwrap());
+}

@@ -687,3 +687,59 @@ fn adding_a_key_with_the_same_id_keeps_the_other_slot() {
     assert_eq!(opens(&k1).status.code(), Some(2));
     assert!(opens(&k2).status.success());
 }
+
+/// Item 9: temporary files left by a writer killed with SIGKILL are removed by the next
+/// write of the same output.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_next_build_removes_temporaries_of_killed_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("d.txt");
+    std::fs::write(&dump, "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3\n").unwrap();
+    // The name a killed process (its id no longer in use) left.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let stale = dir.path().join(format!(".out.idx.pid{dead}.x1Y2z3.tmp"));
+    std::fs::write(&stale, vec![0u8; 100_000]).unwrap();
+    veilkit()
+        .args(["breach", "build"])
+        .arg(&dump)
+        .arg("-o")
+        .arg(dir.path().join("out.idx"))
+        .assert()
+        .success();
+    assert!(!stale.exists());
+}
+
+/// Item 9: `--key-file -` reads the key from standard input, which then cannot also be
+/// the input.
+#[test]
+fn a_key_file_of_dash_reads_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let text = std::fs::read_to_string(&key).unwrap();
+    let by_file = veilkit()
+        .args(["encode", "42", "--key-file"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    let by_stdin = veilkit()
+        .args(["encode", "42", "--key-file", "-"])
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    assert!(by_stdin.status.success(), "{}", stderr_of(&by_stdin));
+    assert_eq!(by_stdin.stdout, by_file.stdout);
+    let both = veilkit()
+        .args(["encode", "--key-file", "-"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
+    assert!(
+        stderr_of(&both).contains("stdin: cannot hold the input: it already holds the key"),
+        "{}",
+        stderr_of(&both)
+    );
+}
