@@ -10,6 +10,10 @@
 //! team generator's `data/hibp-100m.txt`) with `VEILKIT_BENCH_INDEX` (its index); else
 //! a dump of `VEILKIT_BENCH_N` random hashes generated and indexed here.
 //!
+//! A baseline (an earlier build of veilkit and the index it built, e.g. of the previous
+//! format) runs beside them in the same loop when `VEILKIT_BENCH_BASELINE_BIN` and
+//! `VEILKIT_BENCH_BASELINE_INDEX` name them.
+//!
 //! `cargo build-static && VEILKIT_BENCH_DUMP=data/hibp-100m.txt VEILKIT_BENCH_INDEX=data/hibp-100m.idx cargo bench --bench oneshot`
 
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
@@ -96,15 +100,36 @@ fn main() {
         std::io::copy(&mut std::fs::File::open(p).unwrap(), &mut std::io::sink()).unwrap();
     }
 
-    let mut contestants: Vec<(String, PathBuf)> = vec![(
+    // (name, binary, index it reads)
+    let mut contestants: Vec<(String, PathBuf, String)> = vec![(
         "veilkit (dynamically linked)".into(),
         PathBuf::from(env!("CARGO_BIN_EXE_veilkit")),
+        index_s.to_string(),
     )];
     let static_bin = std::env::var_os("VEILKIT_BENCH_STATIC_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target/x86_64-unknown-linux-gnu/release/veilkit"));
+    if let (Some(bin), Some(idx)) = (
+        std::env::var_os("VEILKIT_BENCH_BASELINE_BIN"),
+        std::env::var_os("VEILKIT_BENCH_BASELINE_INDEX"),
+    ) {
+        std::io::copy(
+            &mut std::fs::File::open(&idx).unwrap(),
+            &mut std::io::sink(),
+        )
+        .unwrap();
+        contestants.push((
+            format!("baseline ({})", Path::new(&bin).display()),
+            PathBuf::from(bin),
+            idx.to_string_lossy().into_owned(),
+        ));
+    }
     if static_bin.exists() {
-        contestants.push(("veilkit (static, cargo build-static)".into(), static_bin));
+        contestants.push((
+            "veilkit (static, cargo build-static)".into(),
+            static_bin,
+            index_s.to_string(),
+        ));
     } else {
         println!(
             "no static build at {} (run `cargo build-static`)",
@@ -126,8 +151,8 @@ fn main() {
         } else {
             None
         };
-        for (name, bin) in &contestants {
-            let (_, text) = run(bin, &["breach", "query", "-i", index_s, q]);
+        for (name, bin, idx) in &contestants {
+            let (_, text) = run(bin, &["breach", "query", "-i", idx, q]);
             let got = text.trim_end();
             if let Some(w) = &want {
                 assert_eq!(got, w, "{name} and look disagree on {q}");
@@ -141,8 +166,8 @@ fn main() {
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); contestants.len() + 1];
     for r in 0..rounds {
         let q = qs[r % qs.len()].as_str();
-        for (i, (_, bin)) in contestants.iter().enumerate() {
-            times[i].push(run(bin, &["breach", "query", "-i", index_s, q]).0);
+        for (i, (_, bin, idx)) in contestants.iter().enumerate() {
+            times[i].push(run(bin, &["breach", "query", "-i", idx, q]).0);
         }
         if have_look {
             times[contestants.len()].push(run(look, &[q, dump_s]).0);
@@ -157,10 +182,12 @@ fn main() {
     } else {
         f64::NAN
     };
-    for (i, (name, _)) in contestants.iter().enumerate() {
+    for (i, (name, _, _)) in contestants.iter().enumerate() {
         let m = median(&mut times[i]);
+        let t = &times[i];
+        let (q1, q3) = (t[t.len() / 4], t[t.len() * 3 / 4]);
         println!(
-            "  {name:<38} median {m:>6.0} µs   {:.2}x the time of look",
+            "  {name:<38} median {m:>6.0} µs (quartiles {q1:.0}-{q3:.0})   {:.2}x the time of look",
             m / look_median
         );
     }

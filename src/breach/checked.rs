@@ -9,7 +9,7 @@
 //! format, without chunk checksums, have their tables verified whole at opening.
 
 use super::index::IndexError;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Bytes of a verified chunk.
@@ -33,6 +33,10 @@ pub struct Chunks {
     sums_off: usize,
     /// One bit per chunk: verified in this process.
     verified: Box<[AtomicU64]>,
+    /// Chunks not verified yet: once none are, a check is one load and one test.
+    /// (Both behind pointers: a structure holding `Chunks` keeps no interior
+    /// mutability inline, so the compiler may keep its fields in registers.)
+    left: Box<AtomicUsize>,
 }
 
 impl Chunks {
@@ -45,6 +49,7 @@ impl Chunks {
             table_len: table.1 as usize,
             sums_off,
             verified: (0..words).map(|_| AtomicU64::new(fill)).collect(),
+            left: Box::new(AtomicUsize::new(if all { 0 } else { chunks })),
         }
     }
 
@@ -78,26 +83,46 @@ impl Chunks {
         Ok(Chunks::with_bits(table, 0, true))
     }
 
+    /// Whether chunk `c` was verified (0 or 1).
+    #[inline(always)]
+    fn bit(&self, c: usize) -> u64 {
+        let word = self
+            .verified
+            .get(c / 64)
+            .map_or(0, |w| w.load(Ordering::Relaxed));
+        (word >> (c % 64)) & 1
+    }
+
     /// Verifies the chunk holding byte `at` of the table, unless done before.
     #[inline(always)]
     pub fn check(&self, bytes: &[u8], at: usize) -> Result<(), IndexError> {
-        let chunk = at / CHUNK;
-        let word = self
-            .verified
-            .get(chunk / 64)
-            .map_or(0, |w| w.load(Ordering::Relaxed));
-        if word & (1 << (chunk % 64)) != 0 {
-            return Ok(());
-        }
-        self.verify(bytes, chunk)
+        self.check_span(bytes, at, at)
     }
 
-    /// Verifies the chunks holding bytes `first` to `last` of the table (one or two).
+    /// Verifies the chunks holding bytes `first` to `last` of the table (one or two),
+    /// unless done before: on the lookup path, one test of both chunks' bits, and the
+    /// work out of line.
     #[inline(always)]
     pub fn check_span(&self, bytes: &[u8], first: usize, last: usize) -> Result<(), IndexError> {
-        self.check(bytes, first)?;
-        if last / CHUNK != first / CHUNK {
-            self.check(bytes, last)?;
+        if self.left.load(Ordering::Relaxed) == 0 {
+            return Ok(());
+        }
+        let (a, b) = (first / CHUNK, last / CHUNK);
+        if self.bit(a) & self.bit(b) == 1 {
+            return Ok(());
+        }
+        self.verify_span(bytes, a, b)
+    }
+
+    /// Verifies chunks `a` and `b` (equal, or adjacent).
+    #[cold]
+    #[inline(never)]
+    fn verify_span(&self, bytes: &[u8], a: usize, b: usize) -> Result<(), IndexError> {
+        if self.bit(a) == 0 {
+            self.verify(bytes, a)?;
+        }
+        if b != a && self.bit(b) == 0 {
+            self.verify(bytes, b)?;
         }
         Ok(())
     }
@@ -119,7 +144,10 @@ impl Chunks {
                 "bucket table checksum mismatch in bytes {start} to {end}: the index is damaged; rebuild it"
             )));
         }
-        self.verified[chunk / 64].fetch_or(1 << (chunk % 64), Ordering::Relaxed);
+        let bit = 1 << (chunk % 64);
+        if self.verified[chunk / 64].fetch_or(bit, Ordering::Relaxed) & bit == 0 {
+            self.left.fetch_sub(1, Ordering::Relaxed);
+        }
         Ok(())
     }
 }
@@ -128,7 +156,11 @@ impl Chunks {
 pub struct Once {
     at: (u64, u64),
     sum: u64,
-    done: AtomicBool,
+    /// Behind a pointer, so that the structures holding a `Once` have no interior
+    /// mutability of their own: a lookup through `&Index` may then keep their fields
+    /// in registers across a loop (an inline atomic made the compiler reload every
+    /// field at every lookup, which halved the overlap of independent compact lookups).
+    done: Box<AtomicBool>,
     what: &'static str,
 }
 
@@ -138,7 +170,7 @@ impl Once {
         Once {
             at,
             sum,
-            done: AtomicBool::new(at.1 == 0),
+            done: Box::new(AtomicBool::new(at.1 == 0)),
             what,
         }
     }

@@ -743,3 +743,66 @@ fn a_key_file_of_dash_reads_standard_input() {
         stderr_of(&both)
     );
 }
+
+/// Item 9: an update of a record file the user may not write says so (not "cannot read").
+#[cfg(target_os = "linux")]
+#[test]
+fn an_update_of_a_read_only_record_file_says_it_cannot_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let src = dir.path().join("in.txt");
+    std::fs::write(&src, "a\n").unwrap();
+    let file = dir.path().join("f.vkr");
+    veilkit()
+        .args(["records", "seal"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&file)
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    // Root may write a file of mode 0444; an immutable file it may not.
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let locked = if root {
+        std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(&file)
+            .status()
+            .is_ok_and(|s| s.success())
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).is_ok()
+    };
+    if !super::common::have(
+        "a file the tests can make read-only (chattr as root)",
+        "e2fsprogs",
+        locked,
+    ) {
+        return;
+    }
+    let out = veilkit()
+        .args(["records", "delete"])
+        .arg(&file)
+        .arg("1")
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    if root {
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&file)
+            .status();
+    }
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("cannot open for writing") && err.contains("need write permission"),
+        "{err}"
+    );
+    assert!(!err.contains("cannot read"), "{err}");
+}
