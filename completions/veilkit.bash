@@ -52,6 +52,9 @@ _veilkit() {
             veilkit__subcmd__breach,diff)
                 cmd="veilkit__subcmd__breach__subcmd__diff"
                 ;;
+            veilkit__subcmd__breach,download)
+                cmd="veilkit__subcmd__breach__subcmd__download"
+                ;;
             veilkit__subcmd__breach,export-ranges)
                 cmd="veilkit__subcmd__breach__subcmd__export__subcmd__ranges"
                 ;;
@@ -143,7 +146,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach)
-            opts="-q -h -V --quiet --help --version build query check info verify export-ranges merge diff serve"
+            opts="-q -h -V --quiet --help --version build download query check info verify export-ranges merge diff serve"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -223,6 +226,60 @@ _veilkit() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__download)
+            opts="-o -f -q -h -V --output --kind --tier --source --parallel --retries --timeout --cacert --threads --force --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "sha1 ntlm" -- "${cur}"))
+                    return 0
+                    ;;
+                --tier)
+                    COMPREPLY=($(compgen -W "exact compact filter filter-small" -- "${cur}"))
+                    return 0
+                    ;;
+                --source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

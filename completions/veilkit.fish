@@ -46,18 +46,19 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -l key-file -d 'Ke
 complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "build" -d 'Build a dump (file, stdin or per-prefix directory) into an index'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "query" -d 'Look up hashes (arguments or stdin) or passwords (stdin) in an index'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "check" -d 'Check passwords typed at a hidden prompt'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "info" -d 'Show an index\'s kind, size, counts and format'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "verify" -d 'Check an index end to end: structure and every checksum'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "export-ranges" -d 'Write an index as the 1,048,576 range files the HIBP range API serves'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "merge" -d 'Replace the prefixes of an index that a directory of range files holds'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "diff" -d 'List the hashes added, removed and re-counted between two indexes'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build query check info verify export-ranges merge diff serve" -f -a "serve" -d 'Serve the HIBP range API (and /check) from indexes on a local port'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -f -a "build" -d 'Build a dump (file, stdin or per-prefix directory) into an index'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -f -a "download" -d 'Download every range of the Pwned Passwords API straight into an index'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -f -a "query" -d 'Look up hashes (arguments or stdin) or passwords (stdin) in an index'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -f -a "check" -d 'Check passwords typed at a hidden prompt'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -f -a "info" -d 'Show an index\'s kind, size, counts and format'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -f -a "verify" -d 'Check an index end to end: structure and every checksum'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -f -a "export-ranges" -d 'Write an index as the 1,048,576 range files the HIBP range API serves'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -f -a "merge" -d 'Replace the prefixes of an index that a directory of range files holds'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -f -a "diff" -d 'List the hashes added, removed and re-counted between two indexes'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download query check info verify export-ranges merge diff serve" -f -a "serve" -d 'Serve the HIBP range API (and /check) from indexes on a local port'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s o -l output -d 'The index to write' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -l kind -d 'The hash kind [default: detected from the first line]' -r -f -a "sha1\t'SHA-1 hashes (40 hex digits)'
 ntlm\t'NTLM hashes (32 hex digits)'"
@@ -71,6 +72,23 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s o -l output -d 'The index to write' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l kind -d 'The hash kind' -r -f -a "sha1\t'SHA-1 hashes (40 hex digits)'
+ntlm\t'NTLM hashes (32 hex digits)'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l tier -d 'How much the index keeps (as for `build`)' -r -f -a "exact\t'Every hash and its exact count'
+compact\t'Truncated keys with exact counts (7 bytes per hash)'
+filter\t'Binary fuse filter, 16-bit fingerprints (2.25 bytes per hash, no counts)'
+filter-small\t'Binary fuse filter, 8-bit fingerprints (1.13 bytes per hash, no counts)'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l source -d 'A mirror: a URL with `{prefix}`, or the base of a range API' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l parallel -d 'Requests in flight at once' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l retries -d 'Attempts after the first for each range' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l timeout -d 'Seconds one request may take, body included' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l cacert -d 'Extra trusted certificates (PEM file), beside the system\'s' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l threads -d 'Threads building filter shards [default: the number of processors]' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s f -l force -d 'Replace INDEX if it exists'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -s i -l index -d 'The index [default: none; only --passwords works without one]' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -l filter -d 'A filter built from INDEX (`breach build --tier filter INDEX`), read into memory: hashes it rules out are answered without touching INDEX' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -l passwords -d 'Read passwords from standard input instead of hashes'

@@ -220,28 +220,39 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             Index::open_file(&temp).context("temporary index")?
         }
     };
+    convert(global, &index, args.tier, args.threads, &mut out)?;
+    out.commit().with_context(|| display_path(&args.output))?;
+    Ok(Status::Success)
+}
+
+/// Builds tier `tier` of `index` into `out` (not committed) and says so.
+pub fn convert(
+    global: Global,
+    index: &Index,
+    tier: TierArg,
+    threads: Option<usize>,
+    out: &mut crate::streams::AtomicFile,
+) -> anyhow::Result<()> {
     let converting = Instant::now();
     let bar = Bar::items(global, "converting");
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let shown = out.path().display().to_string();
     let file = out.file_mut().context("index")?;
-    let header = match args.tier {
-        TierArg::Compact => compact::build(&index, file, &bar),
-        TierArg::Filter => filter::build(&index, false, threads, file, &bar),
-        TierArg::FilterSmall => filter::build(&index, true, threads, file, &bar),
-        TierArg::Exact => unreachable!("handled above"),
+    let header = match tier {
+        TierArg::Compact => compact::build(index, file, &bar),
+        TierArg::Filter => filter::build(index, false, threads, file, &bar),
+        TierArg::FilterSmall => filter::build(index, true, threads, file, &bar),
+        TierArg::Exact => anyhow::bail!("an exact index is built, not converted"),
     };
     bar.finish();
     let header = header.map_err(anyhow::Error::new)?;
     // The rate of the conversion itself; the sync to disk follows.
     let secs = converting.elapsed().as_secs_f64();
-    out.commit().with_context(|| display_path(&args.output))?;
     info(
         global,
         format!(
-            "built {}: {} of {} {} hashes, {} bytes ({:.2} bytes per hash), in {:.1} s ({:.1}M hashes/s)",
-            args.output.display(),
+            "built {shown}: {} of {} {} hashes, {} bytes ({:.2} bytes per hash), in {:.1} s ({:.1}M hashes/s)",
             header.tier.name(),
             header.hashes,
             header.kind.name(),
@@ -251,7 +262,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             header.hashes as f64 / secs / 1e6,
         ),
     );
-    Ok(Status::Success)
+    Ok(())
 }
 
 /// Builds the exact index of `args.dump` (opened as `input`) into `file`.

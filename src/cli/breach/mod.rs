@@ -3,6 +3,7 @@
 pub mod build;
 pub mod check;
 pub mod diff;
+pub mod download;
 pub mod export_ranges;
 pub mod info;
 pub mod merge;
@@ -63,6 +64,8 @@ pub struct Args {
 pub enum Command {
     #[command(about = build::ABOUT, long_about = build::LONG_ABOUT)]
     Build(build::Args),
+    #[command(about = download::ABOUT, long_about = download::LONG_ABOUT)]
+    Download(download::Args),
     #[command(about = query::ABOUT, long_about = query::LONG_ABOUT)]
     Query(query::Args),
     #[command(about = check::ABOUT, long_about = check::LONG_ABOUT)]
@@ -85,6 +88,7 @@ pub enum Command {
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     match &args.command {
         Command::Build(a) => build::run(a, global),
+        Command::Download(a) => download::run(a, global),
         Command::Query(a) => query::run(a, global),
         Command::Check(a) => check::run(a, global),
         Command::Info(a) => info::run(a, global),

@@ -1,0 +1,374 @@
+//! Fetching one range over HTTP(S), as a good client of a CDN: one pooled client
+//! (HTTP/2 where the server offers it, keep-alive HTTP/1.1 otherwise), gzip and brotli,
+//! a User-Agent naming veilkit, retries with exponential backoff and jitter on timeouts,
+//! resets, 429 (honouring Retry-After) and 5xx, and every body checked before use.
+
+use super::super::HashKind;
+use super::body::{self, BodyError, MAX_BODY, Packed};
+use super::journal::MAX_VALIDATOR;
+use std::time::Duration;
+
+/// The public range API.
+pub const PUBLIC_API: &str = "https://api.pwnedpasswords.com/range/{prefix}";
+
+/// Where ranges come from: a URL template with a `{prefix}` placeholder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    template: String,
+}
+
+impl Source {
+    /// The public API (`None`) or a mirror: a URL holding `{prefix}` is used as it is
+    /// (an `export-ranges` tree: `https://host/ranges/{prefix}.txt`); any other URL is
+    /// the base of a range API (another `veilkit breach serve`), to which `/range/{prefix}`
+    /// is added. NTLM asks the API form for `?mode=ntlm`.
+    pub fn new(url: Option<&str>, kind: HashKind) -> Result<Source, String> {
+        let mode = match kind {
+            HashKind::Sha1 => "",
+            HashKind::Ntlm => "?mode=ntlm",
+        };
+        let template = match url {
+            None => format!("{PUBLIC_API}{mode}"),
+            Some(u) if u.contains("{prefix}") => u.to_string(),
+            Some(u) => format!("{}/range/{{prefix}}{mode}", u.trim_end_matches('/')),
+        };
+        let probe = template.replace("{prefix}", "00000");
+        let parsed = reqwest::Url::parse(&probe).map_err(|e| format!("{url:?}: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(format!(
+                "{probe}: only http and https sources are supported"
+            ));
+        }
+        Ok(Source { template })
+    }
+
+    /// The template (what the journal records as the download's source).
+    pub fn template(&self) -> &str {
+        &self.template
+    }
+
+    /// The URL of range `prefix`.
+    pub fn url(&self, prefix: u32) -> String {
+        let hex = body::prefix_hex(prefix);
+        self.template
+            .replace("{prefix}", std::str::from_utf8(&hex).expect("hex"))
+    }
+}
+
+/// How to fetch.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Requests in flight at once.
+    pub parallel: usize,
+    /// Attempts after the first, per range.
+    pub retries: u32,
+    /// The limit of one request, from sending to the end of the body.
+    pub timeout: Duration,
+    /// The first backoff (doubled at each retry, up to 30 s, with jitter).
+    pub backoff: Duration,
+    /// Extra trusted certificates (PEM), beside the system's.
+    pub cacert: Option<Vec<u8>>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            parallel: 32,
+            retries: 10,
+            timeout: Duration::from_secs(60),
+            backoff: Duration::from_millis(250),
+            cacert: None,
+        }
+    }
+}
+
+/// The validators of a range as last fetched, for a conditional request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Validators {
+    /// ETag.
+    pub etag: Option<String>,
+    /// Last-Modified.
+    pub last_modified: Option<String>,
+}
+
+/// A fetched range.
+#[derive(Debug)]
+pub enum Outcome {
+    /// A body, checked and packed, with its validators and its size as received.
+    Fresh {
+        /// The hashes.
+        packed: Packed,
+        /// ETag and Last-Modified.
+        validators: Validators,
+        /// Bytes of body after decompression.
+        bytes: u64,
+    },
+    /// 304: unchanged since the validators given.
+    NotModified,
+}
+
+/// Why a range could not be fetched.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The client could not be set up.
+    #[error("HTTP client: {0}")]
+    Client(String),
+    /// The last attempt failed, or an answer that retrying cannot change.
+    #[error("range {prefix}: {problem}{}", if *.attempts > 1 { format!(" (after {} attempts)", .attempts) } else { String::new() })]
+    Range {
+        /// The prefix, in hex.
+        prefix: String,
+        /// The last problem.
+        problem: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+}
+
+/// One attempt's failure: retry (after at least the delay given), or give up.
+enum Failure {
+    Retry(String, Option<Duration>),
+    Fatal(String),
+}
+
+/// A pooled client for one source.
+pub struct Fetcher {
+    client: reqwest::Client,
+    source: Source,
+    kind: HashKind,
+    options: Options,
+}
+
+impl Fetcher {
+    /// A client for `source`.
+    pub fn new(source: Source, kind: HashKind, options: Options) -> Result<Fetcher, FetchError> {
+        // reqwest is built without a crypto provider; ring is this process's.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut b = reqwest::Client::builder()
+            .user_agent(concat!(
+                "veilkit/",
+                env!("CARGO_PKG_VERSION"),
+                " (breach download)"
+            ))
+            .timeout(options.timeout)
+            .connect_timeout(options.timeout.min(Duration::from_secs(30)))
+            .pool_max_idle_per_host(options.parallel)
+            .gzip(true)
+            .brotli(true);
+        if let Some(pem) = &options.cacert {
+            let certs = reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|e| FetchError::Client(format!("--cacert: {e}")))?;
+            if certs.is_empty() {
+                return Err(FetchError::Client(
+                    "--cacert: no PEM certificate in the file".into(),
+                ));
+            }
+            b = b.tls_certs_merge(certs);
+        }
+        let client = b.build().map_err(|e| FetchError::Client(chain(&e)))?;
+        Ok(Fetcher {
+            client,
+            source,
+            kind,
+            options,
+        })
+    }
+
+    /// The source.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// Fetches range `prefix` (conditionally when `since` is given), retrying as the
+    /// module says.
+    pub async fn fetch(
+        &self,
+        prefix: u32,
+        since: Option<&Validators>,
+    ) -> Result<Outcome, FetchError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let failure = match self.attempt(prefix, since).await {
+                Ok(o) => return Ok(o),
+                Err(f) => f,
+            };
+            let hex = String::from_utf8_lossy(&body::prefix_hex(prefix)).into_owned();
+            match failure {
+                Failure::Fatal(problem) => {
+                    return Err(FetchError::Range {
+                        prefix: hex,
+                        problem,
+                        attempts: attempt,
+                    });
+                }
+                Failure::Retry(problem, after) => {
+                    if attempt > self.options.retries {
+                        return Err(FetchError::Range {
+                            prefix: hex,
+                            problem,
+                            attempts: attempt,
+                        });
+                    }
+                    let delay = after.unwrap_or_else(|| backoff(self.options.backoff, attempt));
+                    tokio::time::sleep(delay).await;
+                }
+            }
+        }
+    }
+
+    async fn attempt(&self, prefix: u32, since: Option<&Validators>) -> Result<Outcome, Failure> {
+        let mut req = self.client.get(self.source.url(prefix));
+        if let Some(v) = since {
+            if let Some(e) = &v.etag {
+                req = req.header(reqwest::header::IF_NONE_MATCH, e);
+            }
+            if let Some(m) = &v.last_modified {
+                req = req.header(reqwest::header::IF_MODIFIED_SINCE, m);
+            }
+        }
+        let mut resp = req
+            .send()
+            .await
+            .map_err(|e| Failure::Retry(chain(&e), None))?;
+        let status = resp.status();
+        if status == reqwest::StatusCode::NOT_MODIFIED && since.is_some() {
+            return Ok(Outcome::NotModified);
+        }
+        if status == reqwest::StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
+            let after = retry_after(resp.headers());
+            return Err(Failure::Retry(format!("HTTP {status}"), after));
+        }
+        if !status.is_success() || status == reqwest::StatusCode::PARTIAL_CONTENT {
+            return Err(Failure::Fatal(format!("HTTP {status}")));
+        }
+        let header = |name| {
+            resp.headers()
+                .get(name)
+                .and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok())
+                .filter(|s| !s.is_empty() && s.len() <= MAX_VALIDATOR)
+                .map(str::to_string)
+        };
+        let validators = Validators {
+            etag: header(reqwest::header::ETAG),
+            last_modified: header(reqwest::header::LAST_MODIFIED),
+        };
+        let mut text = Vec::new();
+        loop {
+            match resp.chunk().await {
+                Ok(Some(c)) => {
+                    if text.len() + c.len() > MAX_BODY {
+                        return Err(Failure::Retry(BodyError::TooLarge.to_string(), None));
+                    }
+                    text.extend_from_slice(&c);
+                }
+                Ok(None) => break,
+                Err(e) => return Err(Failure::Retry(format!("body: {}", chain(&e)), None)),
+            }
+        }
+        let packed = body::pack(self.kind, prefix, &text)
+            .map_err(|e| Failure::Retry(format!("malformed body: {e}"), None))?;
+        Ok(Outcome::Fresh {
+            packed,
+            validators,
+            bytes: text.len() as u64,
+        })
+    }
+}
+
+/// The delay before attempt `attempt + 1`: `base` doubled per attempt, at most 30 s,
+/// a random half to all of it.
+fn backoff(base: Duration, attempt: u32) -> Duration {
+    let full = base
+        .saturating_mul(1 << attempt.min(16).saturating_sub(1))
+        .min(Duration::from_secs(30));
+    let mut r = [0u8; 8];
+    let frac = if getrandom::fill(&mut r).is_ok() {
+        (u64::from_le_bytes(r) >> 11) as f64 / (1u64 << 53) as f64
+    } else {
+        0.5
+    };
+    full.mul_f64(0.5 + frac / 2.0)
+}
+
+/// Retry-After: seconds or an HTTP date, at most 10 minutes.
+fn retry_after(h: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let v = h.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim();
+    let d = if let Ok(secs) = v.parse::<u64>() {
+        Duration::from_secs(secs)
+    } else {
+        let at = httpdate::parse_http_date(v).ok()?;
+        at.duration_since(std::time::SystemTime::now())
+            .unwrap_or_default()
+    };
+    Some(d.min(Duration::from_secs(600)))
+}
+
+/// An error with its causes, as one line.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let t = c.to_string();
+        if !s.contains(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        cur = c.source();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_give_the_urls_users_expect() {
+        let s = |u, k| Source::new(u, k).unwrap().url(0xABC01);
+        assert_eq!(
+            s(None, HashKind::Sha1),
+            "https://api.pwnedpasswords.com/range/ABC01"
+        );
+        assert_eq!(
+            s(None, HashKind::Ntlm),
+            "https://api.pwnedpasswords.com/range/ABC01?mode=ntlm"
+        );
+        assert_eq!(
+            s(Some("http://127.0.0.1:8000/"), HashKind::Sha1),
+            "http://127.0.0.1:8000/range/ABC01"
+        );
+        assert_eq!(
+            s(Some("https://m.example/r/{prefix}.txt"), HashKind::Ntlm),
+            "https://m.example/r/ABC01.txt"
+        );
+        assert!(Source::new(Some("ftp://x/{prefix}"), HashKind::Sha1).is_err());
+        assert!(Source::new(Some("not a url"), HashKind::Sha1).is_err());
+    }
+
+    #[test]
+    fn backoff_doubles_with_jitter_and_stops_at_30_seconds() {
+        let base = Duration::from_millis(100);
+        for attempt in 1..40 {
+            let full = (base * (1 << (attempt - 1).min(15))).min(Duration::from_secs(30));
+            let d = backoff(base, attempt);
+            assert!(d >= full / 2 && d <= full, "{attempt}: {d:?} of {full:?}");
+        }
+    }
+
+    #[test]
+    fn retry_after_takes_seconds_or_a_date() {
+        let mut h = reqwest::header::HeaderMap::new();
+        h.insert(reqwest::header::RETRY_AFTER, "3".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(3)));
+        h.insert(reqwest::header::RETRY_AFTER, "99999".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(600)));
+        h.insert(
+            reqwest::header::RETRY_AFTER,
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+        );
+        assert_eq!(retry_after(&h), Some(Duration::ZERO));
+        h.insert(reqwest::header::RETRY_AFTER, "soon".parse().unwrap());
+        assert_eq!(retry_after(&h), None);
+    }
+}

@@ -1,0 +1,360 @@
+//! The download journal: the ranges a download has completed, in prefix order, so that
+//! a rerun after any interruption continues where the last one stopped and never fetches
+//! a completed range again (docs/BREACH-FORMAT.md, "Download journal").
+//!
+//! Layout: a header (`VKDLJ001`, kind code, 3 zero bytes, the source's length as u32 and
+//! the source, then the XXH3-64 of those bytes), then one entry per range from prefix 0:
+//! prefix (u32), packed length (u32), ETag length (u16), Last-Modified length (u16), the
+//! ETag, the Last-Modified, the packed hashes ([`super::body`]), and the XXH3-64 of the
+//! entry's bytes before it. Integers are little-endian. An entry that is cut off, fails
+//! its checksum or has the wrong prefix ends the journal there (a write the process did
+//! not finish): it is cut off and the range fetched again.
+
+use super::super::HashKind;
+use super::body::MAX_BODY;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::xxh3_64;
+
+const MAGIC: &[u8; 8] = b"VKDLJ001";
+
+/// The longest ETag or Last-Modified kept; longer ones are not kept (the range is then
+/// fetched unconditionally by `update`).
+pub const MAX_VALIDATOR: usize = 1024;
+
+/// One completed range.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Entry {
+    /// The 20-bit prefix.
+    pub prefix: u32,
+    /// Its hashes, packed.
+    pub packed: Vec<u8>,
+    /// The response's ETag, if any.
+    pub etag: Option<String>,
+    /// The response's Last-Modified, if any.
+    pub last_modified: Option<String>,
+}
+
+/// Errors of the journal.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// Reading or writing failed.
+    #[error("{0}: {1}")]
+    Io(PathBuf, #[source] io::Error),
+    /// The journal belongs to another download.
+    #[error("{path}: the journal of an interrupted download of {what}")]
+    Mismatch {
+        /// The journal.
+        path: PathBuf,
+        /// What it downloads.
+        what: String,
+    },
+}
+
+/// A journal being read back: the completed ranges, then [`Replay::into_appender`].
+pub struct Replay {
+    path: PathBuf,
+    reader: Option<BufReader<File>>,
+    /// The end of the last good entry.
+    good_end: u64,
+    /// The prefix the next entry must have.
+    next: u32,
+    /// The good end was reached.
+    done: bool,
+}
+
+/// A journal open for appending.
+pub struct Appender {
+    path: PathBuf,
+    file: BufWriter<File>,
+    next: u32,
+}
+
+fn header(kind: HashKind, source: &str) -> Vec<u8> {
+    let mut h = MAGIC.to_vec();
+    h.extend_from_slice(&[kind.code(), 0, 0, 0]);
+    h.extend_from_slice(&(source.len() as u32).to_le_bytes());
+    h.extend_from_slice(source.as_bytes());
+    let sum = xxh3_64(&h);
+    h.extend_from_slice(&sum.to_le_bytes());
+    h
+}
+
+/// Opens the journal at `path` for a download of `kind` from `source`: an existing one
+/// of the same download is read back; none is created empty. A journal of another
+/// download (kind or source) is an error: nothing is mixed.
+pub fn open(path: &Path, kind: HashKind, source: &str) -> Result<Replay, JournalError> {
+    let io_err = |e| JournalError::Io(path.to_path_buf(), e);
+    let want = header(kind, source);
+    let mut file = match OpenOptions::new().read(true).write(true).open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let mut f = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .map_err(io_err)?;
+            f.write_all(&want).map_err(io_err)?;
+            f.sync_data().map_err(io_err)?;
+            f
+        }
+        Err(e) => return Err(io_err(e)),
+    };
+    if !file.metadata().map_err(io_err)?.is_file() {
+        return Err(io_err(io::Error::other("not a regular file")));
+    }
+    file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+    let mut got = Vec::with_capacity(want.len());
+    (&mut file)
+        .take(want.len() as u64)
+        .read_to_end(&mut got)
+        .map_err(io_err)?;
+    if got.len() < want.len() && want.starts_with(&got) {
+        // A header cut off by a crash right after the journal was created: no range
+        // was journaled yet.
+        file.set_len(0).map_err(io_err)?;
+        file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+        file.write_all(&want).map_err(io_err)?;
+        file.sync_data().map_err(io_err)?;
+    } else if got != want {
+        let mut start = [0u8; 12];
+        file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+        let what = match file.read_exact(&mut start) {
+            Ok(()) if &start[..8] == MAGIC => match HashKind::from_code(start[8]) {
+                Some(k) if k != kind => format!("{} hashes", k.name()),
+                _ => "another source".to_string(),
+            },
+            _ => "something else (not a veilkit download journal)".to_string(),
+        };
+        return Err(JournalError::Mismatch {
+            path: path.to_path_buf(),
+            what,
+        });
+    }
+    Ok(Replay {
+        path: path.to_path_buf(),
+        reader: Some(BufReader::with_capacity(1 << 20, file)),
+        good_end: want.len() as u64,
+        next: 0,
+        done: false,
+    })
+}
+
+impl Replay {
+    /// The next completed range, or `None` at the journal's (good) end.
+    pub fn next_entry(&mut self) -> Result<Option<Entry>, JournalError> {
+        let Some(r) = self.reader.as_mut().filter(|_| !self.done) else {
+            return Ok(None);
+        };
+        match read_entry(r, self.next) {
+            Ok(Some((entry, len))) => {
+                self.good_end += len;
+                self.next += 1;
+                Ok(Some(entry))
+            }
+            Ok(None) => {
+                self.done = true;
+                Ok(None)
+            }
+            Err(e) => Err(JournalError::Io(self.path.clone(), e)),
+        }
+    }
+
+    /// The number of completed ranges read so far.
+    pub fn completed(&self) -> u32 {
+        self.next
+    }
+
+    /// Cuts the journal after its last good entry and opens it for appending.
+    pub fn into_appender(self) -> Result<Appender, JournalError> {
+        let io_err = |e| JournalError::Io(self.path.clone(), e);
+        let file = self
+            .reader
+            .expect("the reader is kept until here")
+            .into_inner();
+        file.set_len(self.good_end).map_err(io_err)?;
+        let mut file = file;
+        file.seek(SeekFrom::Start(self.good_end)).map_err(io_err)?;
+        Ok(Appender {
+            path: self.path,
+            file: BufWriter::with_capacity(1 << 20, file),
+            next: self.next,
+        })
+    }
+}
+
+/// Reads one entry that must have prefix `want`: the entry and its length, or `None`
+/// where the journal ends or its next bytes are not a good entry.
+fn read_entry(r: &mut impl Read, want: u32) -> io::Result<Option<(Entry, u64)>> {
+    let mut head = [0u8; 12];
+    if !read_full(r, &mut head)? {
+        return Ok(None);
+    }
+    let prefix = u32::from_le_bytes(head[0..4].try_into().expect("4"));
+    let packed_len = u32::from_le_bytes(head[4..8].try_into().expect("4")) as usize;
+    let etag_len = usize::from(u16::from_le_bytes([head[8], head[9]]));
+    let lm_len = usize::from(u16::from_le_bytes([head[10], head[11]]));
+    if prefix != want || packed_len > MAX_BODY || etag_len > MAX_VALIDATOR || lm_len > MAX_VALIDATOR
+    {
+        return Ok(None);
+    }
+    let mut rest = vec![0u8; etag_len + lm_len + packed_len + 8];
+    if !read_full(r, &mut rest)? {
+        return Ok(None);
+    }
+    let body_end = rest.len() - 8;
+    let sum = u64::from_le_bytes(rest[body_end..].try_into().expect("8"));
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&head);
+    h.update(&rest[..body_end]);
+    if h.digest() != sum {
+        return Ok(None);
+    }
+    let text = |b: &[u8]| (!b.is_empty()).then(|| String::from_utf8_lossy(b).into_owned());
+    let entry = Entry {
+        prefix,
+        etag: text(&rest[..etag_len]),
+        last_modified: text(&rest[etag_len..etag_len + lm_len]),
+        packed: rest[etag_len + lm_len..body_end].to_vec(),
+    };
+    Ok(Some((entry, (head.len() + rest.len()) as u64)))
+}
+
+/// Fills `buf`: `false` at a clean or a cut-off end.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<bool> {
+    let mut at = 0;
+    while at < buf.len() {
+        match r.read(&mut buf[at..]) {
+            Ok(0) => return Ok(false),
+            Ok(n) => at += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+/// The bytes of `entry` as the journal stores them.
+pub fn encode(entry: &Entry) -> Vec<u8> {
+    let keep = |v: &Option<String>| {
+        v.as_deref()
+            .filter(|s| s.len() <= MAX_VALIDATOR)
+            .unwrap_or("")
+            .as_bytes()
+            .to_vec()
+    };
+    let (etag, lm) = (keep(&entry.etag), keep(&entry.last_modified));
+    let mut b = Vec::with_capacity(20 + etag.len() + lm.len() + entry.packed.len());
+    b.extend_from_slice(&entry.prefix.to_le_bytes());
+    b.extend_from_slice(&(entry.packed.len() as u32).to_le_bytes());
+    b.extend_from_slice(&(etag.len() as u16).to_le_bytes());
+    b.extend_from_slice(&(lm.len() as u16).to_le_bytes());
+    b.extend_from_slice(&etag);
+    b.extend_from_slice(&lm);
+    b.extend_from_slice(&entry.packed);
+    let sum = xxh3_64(&b);
+    b.extend_from_slice(&sum.to_le_bytes());
+    b
+}
+
+impl Appender {
+    /// The prefix the next entry must have.
+    pub fn next(&self) -> u32 {
+        self.next
+    }
+
+    /// Appends the next range (buffered: [`Appender::sync`] makes it durable).
+    pub fn append(&mut self, entry: &Entry) -> Result<(), JournalError> {
+        assert_eq!(entry.prefix, self.next, "ranges are journaled in order");
+        self.file
+            .write_all(&encode(entry))
+            .map_err(|e| JournalError::Io(self.path.clone(), e))?;
+        self.next += 1;
+        Ok(())
+    }
+
+    /// Writes out what is buffered and waits for the disk.
+    pub fn sync(&mut self) -> Result<(), JournalError> {
+        let io_err = |e| JournalError::Io(self.path.clone(), e);
+        self.file.flush().map_err(io_err)?;
+        self.file.get_ref().sync_data().map_err(io_err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(prefix: u32) -> Entry {
+        Entry {
+            prefix,
+            packed: vec![prefix as u8; 21],
+            etag: Some(format!("\"{prefix}\"")),
+            last_modified: prefix
+                .is_multiple_of(2)
+                .then(|| "Mon, 01 Jan 2024 00:00:00 GMT".into()),
+        }
+    }
+
+    fn replay_all(path: &Path) -> (Vec<Entry>, Appender) {
+        let mut r = open(path, HashKind::Sha1, "src").unwrap();
+        let mut got = Vec::new();
+        while let Some(e) = r.next_entry().unwrap() {
+            got.push(e);
+        }
+        (got, r.into_appender().unwrap())
+    }
+
+    #[test]
+    fn entries_come_back_in_order_and_a_cut_off_tail_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let (got, mut a) = replay_all(&path);
+        assert!(got.is_empty());
+        for p in 0..5 {
+            a.append(&entry(p)).unwrap();
+        }
+        a.sync().unwrap();
+        drop(a);
+        let full = std::fs::read(&path).unwrap();
+        // Cut anywhere inside the last entry, or flip any of its bytes: four entries.
+        let last = encode(&entry(4)).len();
+        for cut in 1..last {
+            std::fs::write(&path, &full[..full.len() - cut]).unwrap();
+            let (got, a) = replay_all(&path);
+            assert_eq!(got, (0..4).map(entry).collect::<Vec<_>>(), "cut {cut}");
+            assert_eq!(a.next(), 4);
+        }
+        for at in full.len() - last..full.len() {
+            let mut b = full.clone();
+            b[at] ^= 0x10;
+            std::fs::write(&path, &b).unwrap();
+            let (got, mut a) = replay_all(&path);
+            assert_eq!(got.len(), 4, "flip at {at}");
+            // Appending after the cut gives a good journal again.
+            a.append(&entry(4)).unwrap();
+            a.sync().unwrap();
+            drop(a);
+            assert_eq!(std::fs::read(&path).unwrap(), full);
+        }
+    }
+
+    #[test]
+    fn a_journal_of_another_download_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        drop(open(&path, HashKind::Sha1, "src").unwrap());
+        let e = open(&path, HashKind::Ntlm, "src").err().unwrap();
+        assert!(e.to_string().contains("of SHA-1 hashes"), "{e}");
+        let e = open(&path, HashKind::Sha1, "other").err().unwrap();
+        assert!(e.to_string().contains("another source"), "{e}");
+        std::fs::write(&path, b"hello").unwrap();
+        let e = open(&path, HashKind::Sha1, "src").err().unwrap();
+        assert!(
+            e.to_string().contains("not a veilkit download journal"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,390 @@
+//! `breach download`: every range of the Pwned Passwords API (or a mirror) straight into
+//! an index, in one streaming pass, resumable.
+//!
+//! Ranges are fetched in parallel ([`fetch`]), put back in prefix order, appended to the
+//! journal ([`journal`]) and fed to the same build as `breach build` as dump lines, so the
+//! index is byte-identical to a build of the same data. A rerun after any interruption
+//! first feeds the journal's ranges (read from disk, not fetched) and fetches from the
+//! first range the journal lacks. The window of ranges fetched ahead of the one the build
+//! waits for is bounded (four per request in flight), so memory stays bounded however
+//! slow one range is.
+
+pub mod body;
+pub mod fetch;
+pub mod journal;
+pub mod validators;
+
+#[cfg(test)]
+mod tests;
+
+use super::HashKind;
+use super::build::{self, BuildError, Options as BuildOptions, Source as BuildSource};
+use crate::progress::{NoProgress, Progress};
+use fetch::{Fetcher, Outcome};
+use journal::{Appender, Entry, JournalError, Replay};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+/// Errors of a download.
+#[derive(Debug, thiserror::Error)]
+pub enum DownloadError {
+    /// A range could not be fetched.
+    #[error(transparent)]
+    Fetch(#[from] fetch::FetchError),
+    /// The journal.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// The build.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// The range validators' sidecar could not be written.
+    #[error("range validators: {0}")]
+    Validators(#[source] io::Error),
+    /// The fetching thread stopped without saying why.
+    #[error("the download stopped: {0}")]
+    Stopped(String),
+}
+
+/// What a download did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Ranges read back from the journal of an interrupted run.
+    pub replayed: u32,
+    /// Ranges fetched by this run.
+    pub fetched: u32,
+    /// Bytes of range bodies fetched (after decompression).
+    pub bytes: u64,
+    /// The build's summary.
+    pub build: Option<build::Summary>,
+}
+
+/// What to download, and where the work goes.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan<'a> {
+    /// The hash kind.
+    pub kind: HashKind,
+    /// Requests in flight at once.
+    pub parallel: usize,
+    /// The journal (kept on failure, for the rerun; the caller removes it once the
+    /// index is committed).
+    pub journal: &'a Path,
+    /// Where the build spools large counts.
+    pub spool_dir: &'a Path,
+    /// Ranges `0..ranges` ([`super::ranges::PREFIXES`] for the whole data; fewer only in tests).
+    pub ranges: u32,
+}
+
+/// Downloads the ranges of `plan` with `fetcher` into `out`, and writes each range's
+/// validators to `validators` ([`validators`]).
+pub fn download(
+    fetcher: Fetcher,
+    plan: Plan<'_>,
+    out: &mut File,
+    validators: &mut (dyn Write + Send),
+    progress: &(dyn Progress + Sync),
+) -> Result<Stats, DownloadError> {
+    let Plan {
+        kind,
+        parallel,
+        journal: journal_path,
+        spool_dir,
+        ranges: end,
+    } = plan;
+    let replay = journal::open(journal_path, kind, fetcher.source().template())?;
+    progress.set_total(u64::from(end));
+    let failure = Mutex::new(None);
+    let mut stats = Stats::default();
+    let mut ranges = Ranges {
+        kind,
+        phase: Phase::Replay(Some(replay)),
+        fetcher: Some(Arc::new(fetcher)),
+        parallel: parallel.max(1),
+        end,
+        pending: BTreeMap::new(),
+        next: 0,
+        buf: Vec::with_capacity(1 << 20),
+        pos: 0,
+        failure: &failure,
+        validators: validators::Writer::new(validators, kind),
+        progress,
+        stats: &mut stats,
+        last_sync: Instant::now(),
+    };
+    let built = build::build(
+        BuildSource::Stream {
+            reader: &mut ranges,
+            name: "download".into(),
+            size: None,
+        },
+        out,
+        BuildOptions {
+            kind: Some(kind),
+            ..BuildOptions::default()
+        },
+        spool_dir,
+        &NoProgress,
+    );
+    let finished = ranges.finish();
+    drop(ranges);
+    if let Some(e) = failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        return Err(e);
+    }
+    let summary = built?;
+    finished?;
+    stats.build = Some(summary);
+    Ok(stats)
+}
+
+enum Phase {
+    /// Feeding the journal's ranges.
+    Replay(Option<Replay>),
+    /// Fetching: the journal open for appending, results arriving.
+    Fetch {
+        journal: Appender,
+        rx: mpsc::Receiver<Arrival>,
+        cancel: Arc<AtomicBool>,
+        _thread: std::thread::JoinHandle<()>,
+    },
+    /// Every range fed.
+    Done,
+}
+
+/// A fetched range, with the window slot it holds until the build takes it.
+type Arrival = (
+    u32,
+    Result<Outcome, fetch::FetchError>,
+    tokio::sync::OwnedSemaphorePermit,
+);
+
+/// The dump the build reads: every range as `HASH:COUNT` lines, in prefix order.
+struct Ranges<'a> {
+    kind: HashKind,
+    phase: Phase,
+    fetcher: Option<Arc<Fetcher>>,
+    parallel: usize,
+    end: u32,
+    pending: BTreeMap<u32, (Entry, u64, tokio::sync::OwnedSemaphorePermit)>,
+    next: u32,
+    buf: Vec<u8>,
+    pos: usize,
+    failure: &'a Mutex<Option<DownloadError>>,
+    validators: validators::Writer<'a>,
+    progress: &'a (dyn Progress + Sync),
+    stats: &'a mut Stats,
+    last_sync: Instant,
+}
+
+impl Ranges<'_> {
+    /// Puts the next range's lines in `buf`: `Ok(false)` when every range is fed.
+    fn fill(&mut self) -> Result<bool, DownloadError> {
+        loop {
+            match &mut self.phase {
+                Phase::Done => return Ok(false),
+                Phase::Replay(replay) => {
+                    let r = replay.as_mut().expect("present until the phase changes");
+                    if let Some(entry) = r.next_entry()? {
+                        self.stats.replayed += 1;
+                        self.emit(&entry)?;
+                        return Ok(true);
+                    }
+                    let appender = replay.take().expect("present").into_appender()?;
+                    self.start_fetching(appender);
+                }
+                Phase::Fetch { journal, rx, .. } => {
+                    if self.next >= self.end {
+                        journal.sync()?;
+                        self.phase = Phase::Done;
+                        continue;
+                    }
+                    while !self.pending.contains_key(&self.next) {
+                        let Ok((prefix, result, permit)) = rx.recv() else {
+                            return Err(DownloadError::Stopped(
+                                "the fetching thread ended early".into(),
+                            ));
+                        };
+                        match result? {
+                            Outcome::Fresh {
+                                packed,
+                                validators,
+                                bytes,
+                            } => {
+                                let entry = Entry {
+                                    prefix,
+                                    packed: packed.bytes,
+                                    etag: validators.etag,
+                                    last_modified: validators.last_modified,
+                                };
+                                self.pending.insert(prefix, (entry, bytes, permit));
+                            }
+                            Outcome::NotModified => {
+                                return Err(DownloadError::Stopped(
+                                    "a range answered 304 to an unconditional request".into(),
+                                ));
+                            }
+                        }
+                    }
+                    let (entry, bytes, permit) = self.pending.remove(&self.next).expect("present");
+                    journal.append(&entry)?;
+                    if self.last_sync.elapsed() > Duration::from_secs(1) {
+                        journal.sync()?;
+                        self.last_sync = Instant::now();
+                    }
+                    drop(permit);
+                    self.stats.fetched += 1;
+                    self.stats.bytes += bytes;
+                    self.emit(&entry)?;
+                    return Ok(true);
+                }
+            }
+        }
+    }
+
+    /// The lines of `entry` into `buf`, its validators to the sidecar.
+    fn emit(&mut self, entry: &Entry) -> Result<(), DownloadError> {
+        debug_assert_eq!(entry.prefix, self.next);
+        self.buf.clear();
+        self.pos = 0;
+        if body::unpack_lines(self.kind, &entry.packed, &mut self.buf).is_none() {
+            return Err(DownloadError::Stopped(format!(
+                "journal entry of range {} is malformed; remove the journal and download again",
+                String::from_utf8_lossy(&body::prefix_hex(entry.prefix))
+            )));
+        }
+        self.validators
+            .push(entry)
+            .map_err(DownloadError::Validators)?;
+        self.next += 1;
+        self.progress.advance(1);
+        Ok(())
+    }
+
+    /// Starts the fetching thread at the journal's first missing range.
+    fn start_fetching(&mut self, journal: Appender) {
+        let first = journal.next();
+        self.next = first;
+        if first >= self.end {
+            self.phase = Phase::Done;
+            return;
+        }
+        self.progress.phase("downloading");
+        let (tx, rx) = mpsc::channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let fetcher = self.fetcher.take().expect("started once");
+        let (parallel, end, stop) = (self.parallel, self.end, cancel.clone());
+        let thread = std::thread::spawn(move || fetch_all(fetcher, first..end, parallel, tx, stop));
+        self.phase = Phase::Fetch {
+            journal,
+            rx,
+            cancel,
+            _thread: thread,
+        };
+    }
+
+    /// Makes the journal durable and ends the sidecar: what a failed or finished run
+    /// keeps.
+    fn finish(&mut self) -> Result<(), DownloadError> {
+        if let Phase::Fetch {
+            journal, cancel, ..
+        } = &mut self.phase
+        {
+            cancel.store(true, Ordering::Relaxed);
+            journal.sync()?;
+        }
+        self.validators.flush().map_err(DownloadError::Validators)
+    }
+
+    fn fail(&self, e: DownloadError) -> io::Error {
+        let text = e.to_string();
+        let mut slot = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            *slot = Some(e);
+        }
+        io::Error::other(text)
+    }
+}
+
+impl Drop for Ranges<'_> {
+    fn drop(&mut self) {
+        if let Phase::Fetch { cancel, .. } = &self.phase {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Read for Ranges<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.buf.len() {
+            match self.fill() {
+                Ok(true) => {}
+                Ok(false) => return Ok(0),
+                Err(e) => return Err(self.fail(e)),
+            }
+        }
+        let n = out.len().min(self.buf.len() - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// Fetches `ranges` with `parallel` requests in flight, at most four times that
+/// many ranges ahead of the one the build waits for.
+fn fetch_all(
+    fetcher: Arc<Fetcher>,
+    ranges: std::ops::Range<u32>,
+    parallel: usize,
+    tx: mpsc::Sender<Arrival>,
+    cancel: Arc<AtomicBool>,
+) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+    let Ok(rt) = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    let window = Arc::new(tokio::sync::Semaphore::new(parallel * 4));
+    let next = Arc::new(AtomicU32::new(ranges.start));
+    let end = ranges.end;
+    rt.block_on(async {
+        let mut set = tokio::task::JoinSet::new();
+        for _ in 0..parallel {
+            let (f, w, n, tx, c) = (
+                fetcher.clone(),
+                window.clone(),
+                next.clone(),
+                tx.clone(),
+                cancel.clone(),
+            );
+            set.spawn(async move {
+                loop {
+                    let Ok(permit) = w.clone().acquire_owned().await else {
+                        return;
+                    };
+                    if c.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let p = n.fetch_add(1, Ordering::Relaxed);
+                    if p >= end {
+                        return;
+                    }
+                    let r = f.fetch(p, None).await;
+                    let failed = r.is_err();
+                    if tx.send((p, r, permit)).is_err() || failed {
+                        c.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        while set.join_next().await.is_some() {}
+    });
+    rt.shutdown_background();
+}

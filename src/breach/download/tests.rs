@@ -1,0 +1,356 @@
+//! Downloads against a local server that misbehaves as networks and CDNs do: every
+//! result is byte-identical to `build` of the same data, or a clear error that keeps the
+//! completed ranges for the rerun.
+
+use super::fetch::{Fetcher, Options, Source};
+use super::{DownloadError, Plan, download};
+use crate::breach::HashKind;
+use crate::breach::build::{self, Source as BuildSource};
+use crate::progress::NoProgress;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Ranges the tests download.
+const RANGES: u32 = 96;
+
+/// What the server does with one request: given the prefix and how many times it was
+/// asked before, the fault to inject.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fault {
+    None,
+    Status500,
+    Status503,
+    TooMany,
+    DropMidBody,
+    Truncated,
+    Malformed,
+    Stall,
+    NotFound,
+}
+
+type Plan_ = Arc<dyn Fn(u32, u32) -> Fault + Send + Sync>;
+
+/// A test server of range bodies on loopback (test code: hand-written HTTP/1.1 is fine
+/// here, so that every fault can be placed exactly).
+struct Server {
+    port: u16,
+    asked: Arc<Mutex<HashMap<u32, u32>>>,
+}
+
+impl Server {
+    fn start(bodies: Arc<Vec<Vec<u8>>>, faults: Plan_) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let asked = Arc::new(Mutex::new(HashMap::new()));
+        let a = asked.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(conn) = conn else { return };
+                let (b, f, a) = (bodies.clone(), faults.clone(), a.clone());
+                std::thread::spawn(move || {
+                    let _ = serve_conn(conn, &b, &*f, &a);
+                });
+            }
+        });
+        Server { port, asked }
+    }
+
+    fn source(&self) -> Source {
+        Source::new(
+            Some(&format!("http://127.0.0.1:{}/r/{{prefix}}", self.port)),
+            HashKind::Sha1,
+        )
+        .unwrap()
+    }
+
+    fn times_asked(&self, prefix: u32) -> u32 {
+        self.asked
+            .lock()
+            .unwrap()
+            .get(&prefix)
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+fn serve_conn(
+    conn: TcpStream,
+    bodies: &[Vec<u8>],
+    faults: &(dyn Fn(u32, u32) -> Fault + Send + Sync),
+    asked: &Mutex<HashMap<u32, u32>>,
+) -> std::io::Result<()> {
+    let mut reader = BufReader::new(conn.try_clone()?);
+    let mut conn = conn;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h)? == 0 || h == "\r\n" {
+                break;
+            }
+        }
+        let path = line.split(' ').nth(1).unwrap_or("");
+        let prefix = u32::from_str_radix(path.trim_start_matches("/r/"), 16).unwrap_or(u32::MAX);
+        let n = {
+            let mut a = asked.lock().unwrap();
+            let n = a.entry(prefix).or_insert(0);
+            *n += 1;
+            *n - 1
+        };
+        let body = bodies.get(prefix as usize).cloned().unwrap_or_default();
+        let ok = |conn: &mut TcpStream, body: &[u8], len: usize| {
+            write!(
+                conn,
+                "HTTP/1.1 200 OK\r\nContent-Length: {len}\r\nETag: \"e{prefix}\"\r\n\r\n"
+            )?;
+            conn.write_all(body)
+        };
+        match faults(prefix, n) {
+            Fault::None => ok(&mut conn, &body, body.len())?,
+            Fault::Status500 => {
+                conn.write_all(b"HTTP/1.1 500 Oops\r\nContent-Length: 0\r\n\r\n")?
+            }
+            Fault::Status503 => conn.write_all(
+                b"HTTP/1.1 503 Busy\r\nRetry-After: 0\r\nContent-Length: 4\r\n\r\nbusy",
+            )?,
+            Fault::TooMany => conn.write_all(
+                b"HTTP/1.1 429 Slow down\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n",
+            )?,
+            Fault::NotFound => {
+                conn.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")?
+            }
+            Fault::DropMidBody => {
+                let half = &body[..body.len() / 2];
+                ok(&mut conn, half, body.len() + 10)?;
+                return Ok(());
+            }
+            Fault::Truncated => {
+                // A complete response whose body was cut by whatever produced it.
+                let cut = &body[..body.len().saturating_sub(7)];
+                ok(&mut conn, cut, cut.len())?;
+            }
+            Fault::Malformed => {
+                let bad = b"<html>Service Unavailable</html>";
+                ok(&mut conn, bad, bad.len())?;
+            }
+            Fault::Stall => {
+                std::thread::sleep(Duration::from_secs(3));
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Random SHA-1 hashes in the first [`RANGES`] prefixes: the dump text and the range
+/// bodies (CRLF, upper case, as the API sends them).
+fn data(seed: u64) -> (Vec<u8>, Arc<Vec<Vec<u8>>>) {
+    let mut x = seed | 1;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut hashes: Vec<(String, u64)> = (0..4000)
+        .map(|_| {
+            let p = (next() % u64::from(RANGES)) as u32;
+            let rest = format!("{:016X}{:016X}{:03X}", next(), next(), next() & 0xfff);
+            (format!("{p:05X}{rest}"), next() % 100_000 + 1)
+        })
+        .collect();
+    hashes.sort();
+    hashes.dedup_by(|a, b| a.0 == b.0);
+    // A large count, which the index keeps in its overflow table (in a range no fault
+    // truncates: a cut count would be a plausible body that no client can detect).
+    let big = hashes
+        .iter()
+        .position(|(h, _)| h.ends_with('0') && &h[4..5] == "0")
+        .unwrap();
+    hashes[big].1 = 1 << 40;
+    let mut dump = Vec::new();
+    let mut bodies = vec![Vec::new(); RANGES as usize];
+    for (h, c) in &hashes {
+        dump.extend_from_slice(format!("{h}:{c}\n").as_bytes());
+        let p = usize::from_str_radix(&h[..5], 16).unwrap();
+        let b = &mut bodies[p];
+        if !b.is_empty() {
+            b.extend_from_slice(b"\r\n");
+        }
+        b.extend_from_slice(format!("{}:{c}", &h[5..]).as_bytes());
+    }
+    (dump, Arc::new(bodies))
+}
+
+fn reference(dump: &[u8], dir: &std::path::Path) -> Vec<u8> {
+    let mut f = tempfile::tempfile().unwrap();
+    build::build(
+        BuildSource::Stream {
+            reader: &mut &dump[..],
+            name: "dump".into(),
+            size: None,
+        },
+        &mut f,
+        build::Options {
+            kind: Some(HashKind::Sha1),
+            ..build::Options::default()
+        },
+        dir,
+        &NoProgress,
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    use std::io::Seek;
+    f.rewind().unwrap();
+    f.read_to_end(&mut out).unwrap();
+    out
+}
+
+fn run(server: &Server, dir: &std::path::Path, retries: u32) -> Result<Vec<u8>, DownloadError> {
+    let fetcher = Fetcher::new(
+        server.source(),
+        HashKind::Sha1,
+        Options {
+            parallel: 8,
+            retries,
+            timeout: Duration::from_secs(1),
+            backoff: Duration::from_millis(5),
+            cacert: None,
+        },
+    )
+    .unwrap();
+    let mut out = tempfile::tempfile().unwrap();
+    let mut validators = Vec::new();
+    download(
+        fetcher,
+        Plan {
+            kind: HashKind::Sha1,
+            parallel: 8,
+            journal: &dir.join("journal"),
+            spool_dir: dir,
+            ranges: RANGES,
+        },
+        &mut out,
+        &mut validators,
+        &NoProgress,
+    )?;
+    let text = String::from_utf8(validators).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), RANGES as usize + 1);
+    assert_eq!(lines[1], "00000\t\"e0\"\t");
+    let mut bytes = Vec::new();
+    use std::io::Seek;
+    out.rewind().unwrap();
+    out.read_to_end(&mut bytes).unwrap();
+    Ok(bytes)
+}
+
+#[test]
+fn every_fault_is_retried_and_the_index_is_the_build_of_the_same_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dump, bodies) = data(7);
+    let want = reference(&dump, dir.path());
+    let faults: Plan_ = Arc::new(|p, n| {
+        if n > 0 {
+            return Fault::None;
+        }
+        match p % 10 {
+            1 => Fault::Status500,
+            2 => Fault::Status503,
+            3 => Fault::DropMidBody,
+            4 => Fault::Truncated,
+            5 => Fault::Malformed,
+            6 if p < 20 => Fault::Stall,
+            7 if p < 10 => Fault::TooMany,
+            _ => Fault::None,
+        }
+    });
+    let server = Server::start(bodies.clone(), faults);
+    let got = run(&server, dir.path(), 3).unwrap();
+    assert!(got == want, "the download differs from the build");
+    // Every faulty range was asked again; the others once.
+    for p in 0..RANGES {
+        let faulty = matches!(p % 10, 1..=5) || (p % 10 == 6 && p < 20) || p == 7;
+        let truncated_but_plausible = p % 10 == 4 && bodies[p as usize].is_empty();
+        let n = server.times_asked(p);
+        if faulty && !truncated_but_plausible {
+            assert!(n >= 2, "range {p} asked {n} times");
+        } else if !faulty {
+            assert_eq!(n, 1, "range {p}");
+        }
+    }
+    // The journal stays until the caller removes it.
+    assert!(dir.path().join("journal").exists());
+}
+
+#[test]
+fn a_range_that_keeps_failing_names_its_prefix_and_the_rerun_fetches_only_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dump, bodies) = data(11);
+    let want = reference(&dump, dir.path());
+    // Range 40 fails until the server is mended.
+    let mended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let m = mended.clone();
+    let server = Server::start(
+        bodies.clone(),
+        Arc::new(move |p, _| {
+            if p == 40 && !m.load(std::sync::atomic::Ordering::Relaxed) {
+                Fault::Status500
+            } else {
+                Fault::None
+            }
+        }),
+    );
+    let e = run(&server, dir.path(), 2).err().unwrap();
+    assert_eq!(
+        e.to_string(),
+        "range 00028: HTTP 500 Internal Server Error (after 3 attempts)"
+    );
+    assert_eq!(server.times_asked(40), 3);
+    let before: Vec<u32> = (0..RANGES).map(|p| server.times_asked(p)).collect();
+    // A 404 is not retried.
+    let dir404 = tempfile::tempdir().unwrap();
+    let missing = Server::start(
+        bodies.clone(),
+        Arc::new(|p, _| if p == 3 { Fault::NotFound } else { Fault::None }),
+    );
+    let e = run(&missing, dir404.path(), 5).err().unwrap();
+    assert_eq!(e.to_string(), "range 00003: HTTP 404 Not Found");
+    assert_eq!(missing.times_asked(3), 1);
+
+    // The rerun reads ranges 0 to 39 from the journal and fetches from 40 on.
+    mended.store(true, std::sync::atomic::Ordering::Relaxed);
+    let got = run(&server, dir.path(), 0).unwrap();
+    assert!(got == want, "the resumed download differs from the build");
+    for p in 0..RANGES {
+        let again = server.times_asked(p) - before[p as usize];
+        assert_eq!(
+            again,
+            u32::from(p >= 40),
+            "range {p} fetched {again} times by the rerun"
+        );
+    }
+}
+
+#[test]
+fn a_journal_cut_anywhere_resumes_to_the_same_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dump, bodies) = data(13);
+    let want = reference(&dump, dir.path());
+    let server = Server::start(bodies, Arc::new(|_, _| Fault::None));
+    run(&server, dir.path(), 0).unwrap();
+    let journal = std::fs::read(dir.path().join("journal")).unwrap();
+    // Cuts at a spread of places, as a kill -9 leaves the journal.
+    for i in 0..12 {
+        let cut = journal.len() * i / 12 + i * 7 % 5;
+        std::fs::write(dir.path().join("journal"), &journal[..cut]).unwrap();
+        let got = run(&server, dir.path(), 0).unwrap();
+        assert!(got == want, "cut at {cut}");
+        assert_eq!(std::fs::read(dir.path().join("journal")).unwrap(), journal);
+    }
+}

@@ -1,0 +1,286 @@
+//! `veilkit breach download`: the range API straight into an index.
+
+use super::super::generate::{EXIT_PLAIN, ManExtra};
+use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio, read_small};
+use super::super::report::{hinted, info};
+use super::super::{Global, Status};
+use super::build::{KindArg, TierArg, convert};
+use crate::breach::HashKind;
+use crate::breach::download::{self, DownloadError, fetch, validators};
+use crate::breach::index::Index;
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// One line for the command list.
+pub const ABOUT: &str = "Download every range of the Pwned Passwords API straight into an index";
+
+/// The description in `--help` and the man page.
+pub const LONG_ABOUT: &str = "Fetch all 1,048,576 ranges of the Pwned Passwords range API \
+(https://api.pwnedpasswords.com/range/{prefix}, ?mode=ntlm for NTLM) or of a mirror, and \
+build the index in the same streaming pass, with no text copy of the data: the result is \
+byte-identical to `breach build` of the same data.
+
+--source names a mirror: a URL with a `{prefix}` placeholder is used as it is (an \
+`export-ranges` tree on any web server or object store: https://host/ranges/{prefix}.txt); \
+any other URL is the base of a range API such as another `veilkit breach serve` \
+(/range/{prefix} is added).
+
+Requests: --parallel at once over pooled connections (HTTP/2 where the server offers it), \
+gzip and brotli, a User-Agent naming veilkit. A timeout, a reset, 429 (after its \
+Retry-After) and 5xx are retried --retries times with exponential backoff and jitter; \
+every body is checked (suffix length for the kind, hex, counts, order) before it is used, \
+and a bad one is fetched again, never built. The proxy variables (HTTPS_PROXY, HTTP_PROXY, \
+NO_PROXY) are honoured; --cacert adds trusted certificates.
+
+Resumable: completed ranges go to a journal beside the output (.INDEX.download). Killed at \
+any moment, the same command run again reads them back instead of fetching them and \
+continues from the first range missing; the index is the same as an uninterrupted run's. \
+The journal is removed when the index is in place. A journal of another download (other \
+kind or source) is refused, never mixed in.
+
+For an exact index, each range's ETag and Last-Modified are kept in INDEX.validators (a \
+text sidecar, docs/BREACH-FORMAT.md), for conditional requests when refreshing.";
+
+/// Extra man page sections.
+pub const MAN: ManExtra = ManExtra {
+    exit_status: EXIT_PLAIN,
+    uses_keys: false,
+    environment: &[(
+        "HTTPS_PROXY, HTTP_PROXY, NO_PROXY",
+        "Proxies for the requests, as curl reads them.",
+    )],
+    examples: &[
+        (
+            "The SHA-1 ranges, as an exact index",
+            "veilkit breach download -o hibp.idx",
+        ),
+        (
+            "The NTLM ranges, as a compact index",
+            "veilkit breach download --kind ntlm --tier compact -o ntlm.compact",
+        ),
+        (
+            "From a mirror serving an export-ranges tree",
+            "veilkit breach download --source 'https://mirror.example/ranges/{prefix}.txt' -o hibp.idx",
+        ),
+    ],
+};
+
+/// Arguments of `veilkit breach download`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+pub struct Args {
+    /// The index to write.
+    #[arg(short, long, value_name = "INDEX")]
+    pub output: PathBuf,
+
+    /// The hash kind.
+    #[arg(long, value_enum, default_value = "sha1")]
+    pub kind: KindArg,
+
+    /// How much the index keeps (as for `build`).
+    #[arg(long, value_enum, default_value = "exact")]
+    pub tier: TierArg,
+
+    /// A mirror: a URL with `{prefix}`, or the base of a range API.
+    #[arg(long, value_name = "URL")]
+    pub source: Option<String>,
+
+    /// Requests in flight at once.
+    #[arg(long, value_name = "N", default_value_t = 32,
+          value_parser = clap::value_parser!(u32).range(1..=512))]
+    pub parallel: u32,
+
+    /// Attempts after the first for each range.
+    #[arg(long, value_name = "N", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub retries: u32,
+
+    /// Seconds one request may take, body included.
+    #[arg(long, value_name = "SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub timeout: u64,
+
+    /// Extra trusted certificates (PEM file), beside the system's.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+
+    /// Threads building filter shards [default: the number of processors].
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Replace INDEX if it exists.
+    #[arg(short, long)]
+    pub force: bool,
+}
+
+/// The journal of a download into `output`: `.NAME.download` beside it.
+pub fn journal_path(output: &Path) -> PathBuf {
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    output.with_file_name(format!(".{name}.download"))
+}
+
+/// The validators' sidecar of an index: `INDEX.validators`.
+pub fn validators_path(index: &Path) -> PathBuf {
+    let mut s = index.as_os_str().to_owned();
+    s.push(".validators");
+    PathBuf::from(s)
+}
+
+/// Runs `veilkit breach download`.
+pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
+    if is_stdio(&args.output) {
+        anyhow::bail!("-o -: an index is a seekable file; give a path");
+    }
+    let started = Instant::now();
+    let kind = match args.kind {
+        KindArg::Sha1 => HashKind::Sha1,
+        KindArg::Ntlm => HashKind::Ntlm,
+    };
+    let source = fetch::Source::new(args.source.as_deref(), kind)
+        .map_err(|e| anyhow::anyhow!("--source: {e}"))?;
+    let cacert = match &args.cacert {
+        Some(p) => Some(
+            read_small(p, "--cacert")
+                .with_context(|| display_path(p))?
+                .to_vec(),
+        ),
+        None => None,
+    };
+    let fetcher = fetch::Fetcher::new(
+        source,
+        kind,
+        fetch::Options {
+            parallel: args.parallel as usize,
+            retries: args.retries,
+            timeout: Duration::from_secs(args.timeout),
+            cacert,
+            ..fetch::Options::default()
+        },
+    )?;
+    let mut out = create_output(
+        &args.output,
+        &[],
+        NewFile {
+            force: args.force,
+            secret: false,
+            stream: false,
+        },
+    )
+    .map_err(|e| hinted(format!("{e:#}"), "pass --force to replace it"))?;
+    let dir = match args.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let journal = journal_path(&args.output);
+    let exact = args.tier == TierArg::Exact;
+    // The sidecar is written beside the index, committed after it.
+    let mut sidecar = if exact {
+        Some(create_output(
+            &validators_path(&args.output),
+            &[],
+            NewFile {
+                force: true,
+                secret: false,
+                stream: false,
+            },
+        )?)
+    } else {
+        None
+    };
+    let mut discard = std::io::sink();
+    let bar = Bar::items(global, "ranges");
+    let mut temp;
+    let target: &mut std::fs::File = if exact {
+        out.file_mut().context("index")?
+    } else {
+        temp = tempfile::tempfile_in(&dir)
+            .with_context(|| format!("{}: temporary index", dir.display()))?;
+        &mut temp
+    };
+    let stats = {
+        let sink: &mut (dyn std::io::Write + Send) = match sidecar.as_mut() {
+            Some(s) => s,
+            None => &mut discard,
+        };
+        download::download(
+            fetcher,
+            download::Plan {
+                kind,
+                parallel: args.parallel as usize,
+                journal: &journal,
+                spool_dir: &dir,
+                ranges: crate::breach::ranges::PREFIXES,
+            },
+            target,
+            sink,
+            &bar,
+        )
+    };
+    bar.finish();
+    let stats = stats.map_err(|e| explain(e, &journal))?;
+    let summary = stats.build.as_ref().expect("a finished download has built");
+    let fetch_secs = started.elapsed().as_secs_f64();
+    if exact {
+        out.commit().with_context(|| display_path(&args.output))?;
+    } else {
+        let index = Index::open_file(target).context("temporary index")?;
+        convert(global, &index, args.tier, args.threads, &mut out)?;
+        out.commit().with_context(|| display_path(&args.output))?;
+    }
+    if let Some(mut s) = sidecar {
+        validators::write_end(&mut s, summary.header.identity())
+            .and_then(|()| s.commit().map_err(std::io::Error::other))
+            .with_context(|| display_path(&validators_path(&args.output)))?;
+    }
+    std::fs::remove_file(&journal)
+        .or_else(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        })
+        .with_context(|| format!("{}: removing the finished journal", journal.display()))?;
+    info(
+        global,
+        format!(
+            "downloaded {}: {} {} hashes from {} ranges ({} fetched, {} from the journal of an earlier run), {:.1} MB of bodies, in {:.1} s ({:.0} ranges/s, {:.1} MB/s)",
+            args.output.display(),
+            summary.header.records,
+            kind.name(),
+            stats.replayed + stats.fetched,
+            stats.fetched,
+            stats.replayed,
+            stats.bytes as f64 / 1e6,
+            fetch_secs,
+            f64::from(stats.fetched) / fetch_secs,
+            stats.bytes as f64 / 1e6 / fetch_secs,
+        ),
+    );
+    Ok(Status::Success)
+}
+
+/// A failed download's error, saying that the journal keeps what was done.
+fn explain(e: DownloadError, journal: &Path) -> anyhow::Error {
+    match e {
+        DownloadError::Journal(download::journal::JournalError::Mismatch { .. }) => hinted(
+            e.to_string(),
+            format!(
+                "run the command that started it, or remove {} to start over",
+                journal.display()
+            ),
+        ),
+        DownloadError::Fetch(_) | DownloadError::Stopped(_) | DownloadError::Build(_) => hinted(
+            e.to_string(),
+            format!(
+                "the ranges completed so far are kept in {}: run the same command again to continue",
+                journal.display()
+            ),
+        ),
+        other => anyhow::Error::new(other),
+    }
+}
