@@ -6,6 +6,7 @@ mod breach;
 mod breach_trust;
 mod common;
 mod conventions;
+mod download;
 mod generated;
 mod golden;
 mod ids;

@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 
 /// A running server, killed when dropped.
-struct Server {
+pub struct Server {
     child: Child,
-    addr: String,
+    pub addr: String,
 }
 
 impl Server {
-    fn start(indexes: &[&Path]) -> Server {
+    pub fn start(indexes: &[&Path]) -> Server {
         Server::start_with(indexes, &[])
     }
 

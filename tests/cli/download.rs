@@ -1,0 +1,100 @@
+//! `veilkit breach download` through the real binary, from a real `veilkit breach serve`
+//! on loopback: all 1,048,576 ranges, killed with SIGKILL midway and run again.
+
+use super::breach::build_from;
+use super::common::*;
+use super::serve::Server;
+use super::tiers::password_dump;
+use std::time::{Duration, Instant};
+
+#[test]
+fn a_download_killed_midway_resumes_to_the_index_build_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = build_from(dir.path(), "ref", &password_dump(20_000));
+    let server = Server::start(&[&reference]);
+    let out = dir.path().join("hibp.idx");
+    let journal = dir.path().join(".hibp.idx.download");
+    let download = || {
+        let mut cmd = std_veilkit();
+        cmd.args(["-q", "breach", "download", "--parallel", "16", "--source"])
+            .arg(format!("http://{}", server.addr))
+            .arg("-o")
+            .arg(&out);
+        cmd
+    };
+
+    // Killed once the journal holds some ranges: nothing under the output's name.
+    let mut child = download().spawn().unwrap();
+    let started = Instant::now();
+    while std::fs::metadata(&journal).map_or(0, |m| m.len()) < 200_000 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the journal did not grow"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "finished too early");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!out.exists(), "a killed download left an index");
+    let kept = std::fs::metadata(&journal).unwrap().len();
+
+    // The rerun continues, and the result is the build of the same data.
+    let done = download().output().unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(&reference).unwrap()
+    );
+    assert!(
+        !journal.exists(),
+        "the journal outlived the download ({kept} bytes)"
+    );
+    let sidecar = std::fs::read_to_string(dir.path().join("hibp.idx.validators")).unwrap();
+    assert_eq!(sidecar.lines().count(), 1_048_576 + 2);
+    assert!(sidecar.starts_with("# veilkit range validators 1 sha1\n00000\t"));
+    assert!(sidecar.lines().last().unwrap().starts_with("# index "));
+    // No temporary file is left beside it.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(names.is_empty(), "left behind: {names:?}");
+}
+
+#[test]
+fn a_download_names_an_unreachable_source_and_keeps_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = dir.path().join("x.idx");
+    let r = std_veilkit()
+        .args(["-q", "breach", "download", "--retries", "1", "--source"])
+        .arg(format!("http://127.0.0.1:{port}/r/{{prefix}}.txt"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.starts_with("veilkit: range ")
+            && err.contains("Connection refused")
+            && err.contains("(after 2 attempts)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("run the same command again to continue"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
