@@ -29,6 +29,10 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// Cacheable (a range or check answer), as the public API's are.
     pub cacheable: bool,
+    /// A strong validator of the body (unpadded ranges): `"KIND-XXH3"`, the body's
+    /// XXH3-64 in hex, so that a range keeps its ETag across rebuilds of the index as long
+    /// as its content is the same (a mirror's `update` then fetches only what changed).
+    pub etag: Option<String>,
 }
 
 impl Reply {
@@ -37,6 +41,7 @@ impl Reply {
             status,
             body: body.as_bytes().to_vec(),
             cacheable: false,
+            etag: None,
         }
     }
 }
@@ -98,6 +103,16 @@ impl Service {
         padding: bool,
         random: &mut dyn FnMut() -> u64,
     ) -> Reply {
+        if method == "OPTIONS" {
+            // A CORS preflight, answered as the public API's worker does (the headers
+            // are added by the HTTP layer).
+            return Reply {
+                status: 204,
+                body: Vec::new(),
+                cacheable: false,
+                etag: None,
+            };
+        }
         if method != "GET" && method != "HEAD" {
             return Reply::text(405, "Only GET and HEAD are supported\n");
         }
@@ -162,13 +177,24 @@ impl Service {
             Ok(n) => n as usize,
             Err(_) => return Reply::text(500, "The index is damaged\n"),
         };
-        if padding {
+        let etag = if padding {
             body = pad(kind, &body, n, random);
-        }
+            None
+        } else {
+            let code = match kind {
+                HashKind::Sha1 => "sha1",
+                HashKind::Ntlm => "ntlm",
+            };
+            Some(format!(
+                "\"{code}-{:016x}\"",
+                xxhash_rust::xxh3::xxh3_64(&body)
+            ))
+        };
         Reply {
             status: 200,
             body,
             cacheable: !padding,
+            etag,
         }
     }
 
@@ -190,6 +216,7 @@ impl Service {
                 status: 200,
                 body: itoa::Buffer::new().format(c).as_bytes().to_vec(),
                 cacheable: true,
+                etag: None,
             },
             Err(_) => Reply::text(500, "The index is damaged\n"),
         }
@@ -307,25 +334,53 @@ pub fn run(
                         seed.set(x);
                         x
                     };
-                    let reply = service.respond(
+                    let mut reply = service.respond(
                         req.method().as_str(),
                         req.uri().path(),
                         req.uri().query(),
                         padding,
                         &mut random,
                     );
+                    let header = |name: &str| {
+                        req.headers()
+                            .get(name)
+                            .and_then(|v| v.to_str().ok())
+                            .unwrap_or("")
+                    };
+                    if let Some(tag) = &reply.etag
+                        && etag_matches(header("if-none-match"), tag)
+                    {
+                        reply.status = 304;
+                        reply.body.clear();
+                    }
+                    let gzip = reply.status == 200
+                        && !reply.body.is_empty()
+                        && accepts_gzip(header("accept-encoding"));
                     let mut response = hyper::Response::builder()
                         .status(reply.status)
                         .header("content-type", "text/plain")
                         .header("access-control-allow-origin", "*")
-                        .header("vary", "Add-Padding");
+                        .header("vary", "Add-Padding, Accept-Encoding");
+                    if reply.status == 204 {
+                        response = response
+                            .header("access-control-allow-methods", "GET")
+                            .header("access-control-allow-headers", "Add-Padding")
+                            .header("access-control-max-age", "86400");
+                    }
+                    if let Some(tag) = &reply.etag {
+                        response = response.header("etag", tag.as_str());
+                    }
+                    if gzip {
+                        reply.body = gzip_body(&reply.body);
+                        response = response.header("content-encoding", "gzip");
+                    }
                     response = if reply.cacheable {
                         response.header("cache-control", "public, max-age=2678400")
                     } else {
                         response.header("cache-control", "no-store")
                     };
                     if reply.status == 405 {
-                        response = response.header("allow", "GET, HEAD");
+                        response = response.header("allow", "GET, HEAD, OPTIONS");
                     }
                     let response = response
                         .body(Full::new(Bytes::from(reply.body)))
@@ -343,6 +398,42 @@ pub fn run(
             });
         }
     })
+}
+
+/// Whether `If-None-Match` (a list of entity tags, or `*`) matches `tag`, compared
+/// weakly as RFC 9110 says for this header.
+fn etag_matches(if_none_match: &str, tag: &str) -> bool {
+    let bare = |t: &str| t.trim().trim_start_matches("W/").to_string();
+    if_none_match
+        .split(',')
+        .any(|t| t.trim() == "*" || bare(t) == bare(tag))
+}
+
+/// Whether `Accept-Encoding` accepts gzip (not with q=0).
+fn accepts_gzip(accept: &str) -> bool {
+    accept.split(',').any(|part| {
+        let mut it = part.split(';');
+        let coding = it.next().unwrap_or("").trim();
+        let q_zero = it.any(|p| {
+            p.trim()
+                .strip_prefix("q=")
+                .and_then(|q| q.trim().parse::<f32>().ok())
+                == Some(0.0)
+        });
+        (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !q_zero
+    })
+}
+
+/// `body` gzipped, fast (range bodies are hex: level 1 is within a few percent of the
+/// best ratio at a fraction of the time).
+fn gzip_body(body: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(
+        Vec::with_capacity(body.len() / 2),
+        flate2::Compression::fast(),
+    );
+    e.write_all(body).expect("writing to memory");
+    e.finish().expect("writing to memory")
 }
 
 /// A seed for padding suffixes (not secret: padding hides sizes, not content).

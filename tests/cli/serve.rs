@@ -126,6 +126,88 @@ fn ranges_are_byte_identical_to_the_exported_files() {
 }
 
 #[test]
+fn etags_answer_304_gzip_is_honoured_and_cors_preflights_are_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = build_from(dir.path(), "a", &password_dump(3000));
+    let server = Server::start(&[&idx]);
+    // A range with hashes (the dump's first hash's prefix).
+    let first = password_dump(3000)[..5].to_string();
+    let (status, head, plain) = server.get(&format!("/range/{first}"), "");
+    assert_eq!(status, 200);
+    let etag = head
+        .lines()
+        .find_map(|l| l.strip_prefix("etag: "))
+        .unwrap_or_else(|| panic!("no etag in {head}"))
+        .to_string();
+    assert!(etag.starts_with("\"sha1-") && etag.ends_with('"'), "{etag}");
+    // The same range from a rebuilt index keeps its tag (it is the content's).
+    let again = build_from(dir.path(), "b", &password_dump(3000));
+    let other = Server::start(&[&again]);
+    let (_, head2, _) = other.get(&format!("/range/{first}"), "");
+    assert!(head2.contains(&format!("etag: {etag}")), "{head2}");
+    // If-None-Match: 304 without a body, for the tag, a list holding it, its weak form
+    // and `*`; 200 for another tag.
+    for inm in [
+        etag.clone(),
+        format!("\"x\", {etag}"),
+        format!("W/{etag}"),
+        "*".to_string(),
+    ] {
+        let (status, head, body) = server.get(
+            &format!("/range/{first}"),
+            &format!("If-None-Match: {inm}\r\n"),
+        );
+        assert_eq!((status, body.len()), (304, 0), "{inm}");
+        assert!(head.contains(&format!("etag: {etag}")), "{head}");
+    }
+    let (status, _, body) = server.get(
+        &format!("/range/{first}"),
+        "If-None-Match: \"sha1-0000000000000000\"\r\n",
+    );
+    assert_eq!((status, &body), (200, &plain));
+    // gzip when asked (not with q=0), and the body is the same once decompressed.
+    let (status, head, zipped) =
+        server.get(&format!("/range/{first}"), "Accept-Encoding: br, gzip\r\n");
+    assert_eq!(status, 200);
+    assert!(head.contains("content-encoding: gzip"), "{head}");
+    assert!(
+        head.contains("vary: Add-Padding, Accept-Encoding"),
+        "{head}"
+    );
+    let mut unzipped = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(&zipped[..]),
+        &mut unzipped,
+    )
+    .unwrap();
+    assert_eq!(unzipped, plain);
+    let (_, head, body) = server.get(
+        &format!("/range/{first}"),
+        "Accept-Encoding: gzip;q=0, identity\r\n",
+    );
+    assert!(!head.contains("content-encoding"), "{head}");
+    assert_eq!(body, plain);
+    // A CORS preflight, as the public API's worker answers it.
+    let (status, head, _) = server.raw(
+        format!(
+            "OPTIONS /range/{first} HTTP/1.1\r\nHost: x\r\nOrigin: https://example.org\r\n\
+             Access-Control-Request-Method: GET\r\nAccess-Control-Request-Headers: add-padding\r\n\
+             Connection: close\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    assert_eq!(status, 204);
+    for h in [
+        "access-control-allow-origin: *",
+        "access-control-allow-methods: GET",
+        "access-control-allow-headers: Add-Padding",
+        "access-control-max-age: 86400",
+    ] {
+        assert!(head.contains(h), "{h} missing from {head}");
+    }
+}
+
+#[test]
 fn padding_check_ntlm_and_bad_requests() {
     let dir = tempfile::tempdir().unwrap();
     let idx = build_from(dir.path(), "a", &password_dump(3000));
