@@ -70,6 +70,9 @@ _veilkit() {
             veilkit__subcmd__breach,serve)
                 cmd="veilkit__subcmd__breach__subcmd__serve"
                 ;;
+            veilkit__subcmd__breach,update)
+                cmd="veilkit__subcmd__breach__subcmd__update"
+                ;;
             veilkit__subcmd__breach,verify)
                 cmd="veilkit__subcmd__breach__subcmd__verify"
                 ;;
@@ -146,7 +149,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach)
-            opts="-q -h -V --quiet --help --version build download query check info verify export-ranges merge diff serve"
+            opts="-q -h -V --quiet --help --version build download update query check info verify export-ranges merge diff serve"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -403,6 +406,48 @@ _veilkit() {
                     return 0
                     ;;
                 --max-connections)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__update)
+            opts="-o -f -q -h -V --output --json --source --parallel --retries --timeout --cacert --force --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cacert)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

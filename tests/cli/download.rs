@@ -98,3 +98,72 @@ fn a_download_names_an_unreachable_source_and_keeps_nothing() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn an_update_fetches_only_what_changed_and_gives_the_build_of_the_new_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = password_dump(20_000);
+    let a = build_from(dir.path(), "a", &dump);
+    // The new data: every 1000th hash removed, every 700th recounted, one added.
+    let mut lines: Vec<String> = dump.lines().map(str::to_string).collect();
+    let mut removed = 0;
+    let mut recounted = 0;
+    let mut kept = Vec::new();
+    for (i, l) in lines.drain(..).enumerate() {
+        if i % 1000 == 999 {
+            removed += 1;
+            continue;
+        }
+        if i % 700 == 3 {
+            let (h, c) = l.split_once(':').unwrap();
+            kept.push(format!("{h}:{}", c.parse::<u64>().unwrap() + 1));
+            recounted += 1;
+            continue;
+        }
+        kept.push(l);
+    }
+    kept.push("FFFFF00000000000000000000000000000000000:3".into());
+    kept.sort();
+    let b = build_from(dir.path(), "b", &(kept.join("\n") + "\n"));
+    let out = dir.path().join("hibp.idx");
+    {
+        let server = Server::start(&[&a]);
+        let r = std_veilkit()
+            .args(["-q", "breach", "download", "--source"])
+            .arg(format!("http://{}", server.addr))
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    }
+    let server = Server::start(&[&b]);
+    let update = || {
+        let r = std_veilkit()
+            .args(["breach", "update", "--json", "--source"])
+            .arg(format!("http://{}", server.addr))
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        serde_json::from_slice::<serde_json::Value>(&r.stdout).unwrap()
+    };
+    let v = update();
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&b).unwrap());
+    assert_eq!(v["ranges_checked"], 1_048_576);
+    assert_eq!(v["hashes_added"], 1);
+    assert_eq!(v["hashes_removed"], removed);
+    assert_eq!(v["hashes_recounted"], recounted);
+    let changed = v["ranges_changed"].as_u64().unwrap();
+    assert!(
+        changed >= (removed + recounted) / 2 && changed <= removed + recounted + 1,
+        "{v}"
+    );
+    assert_eq!(v["ranges_unchanged"].as_u64().unwrap() + changed, 1_048_576);
+    // Nothing changed since: every range answers 304, nothing is fetched.
+    let v = update();
+    assert_eq!(v["ranges_unchanged"], 1_048_576, "{v}");
+    assert_eq!(v["ranges_changed"], 0);
+    assert_eq!(v["body_bytes"], 0);
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&b).unwrap());
+}

@@ -160,6 +160,63 @@ pub fn unpack_lines(kind: HashKind, packed: &[u8], out: &mut Vec<u8>) -> Option<
     Some(hashes)
 }
 
+/// The packed entries of `packed` as (hash bytes, count).
+fn entries(kind: HashKind, packed: &[u8]) -> impl Iterator<Item = (&[u8], u64)> {
+    let n = kind.len();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let hash = packed.get(at..at + n)?;
+        let (count, len) = read_leb128(&packed[at + n..])?;
+        at += n + len;
+        Some((hash, count))
+    })
+}
+
+/// How a range changed: hashes added, removed, and present in both with another count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Change {
+    /// Hashes only in the new range.
+    pub added: u64,
+    /// Hashes only in the old range.
+    pub removed: u64,
+    /// Hashes in both, with different counts.
+    pub recounted: u64,
+}
+
+/// The change from packed range `old` to packed range `new`.
+pub fn compare(kind: HashKind, old: &[u8], new: &[u8]) -> Change {
+    let mut c = Change::default();
+    let (mut a, mut b) = (entries(kind, old).peekable(), entries(kind, new).peekable());
+    loop {
+        match (a.peek(), b.peek()) {
+            (None, None) => return c,
+            (Some(_), None) => {
+                c.removed += 1;
+                a.next();
+            }
+            (None, Some(_)) => {
+                c.added += 1;
+                b.next();
+            }
+            (Some(x), Some(y)) => match x.0.cmp(y.0) {
+                std::cmp::Ordering::Less => {
+                    c.removed += 1;
+                    a.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    c.added += 1;
+                    b.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    c.recounted += u64::from(x.1 != y.1);
+                    a.next();
+                    b.next();
+                }
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +274,22 @@ mod tests {
         assert!(pack(HashKind::Ntlm, 0, format!("{S1}:1").as_bytes()).is_err());
         assert!(pack(HashKind::Sha1, 0, b"0123456789ABCDEF0123456789A:1").is_err());
         assert!(pack(HashKind::Ntlm, 0, b"0123456789ABCDEF0123456789A:1").is_ok());
+    }
+
+    #[test]
+    fn changes_are_counted_hash_by_hash() {
+        let p = |body: &str| pack(HashKind::Sha1, 0, body.as_bytes()).unwrap().bytes;
+        let old = p(&format!("{S1}:1\r\n{S2}:2"));
+        let new = p(&format!("{S2}:3\r\n011053FD0102E94D6AE2F8B83D76FAF94F6:1"));
+        assert_eq!(
+            compare(HashKind::Sha1, &old, &new),
+            Change {
+                added: 1,
+                removed: 1,
+                recounted: 1
+            }
+        );
+        assert_eq!(compare(HashKind::Sha1, &old, &old), Change::default());
     }
 
     #[test]

@@ -59,6 +59,12 @@ pub struct Stats {
     pub fetched: u32,
     /// Bytes of range bodies fetched (after decompression).
     pub bytes: u64,
+    /// Update: ranges answered 304 (taken from the previous index).
+    pub unchanged: u32,
+    /// Update: ranges fetched whose content differs from the previous index's.
+    pub changed: u32,
+    /// Update: hashes added, removed and recounted.
+    pub change: body::Change,
     /// The build's summary.
     pub build: Option<build::Summary>,
 }
@@ -77,6 +83,24 @@ pub struct Plan<'a> {
     pub spool_dir: &'a Path,
     /// Ranges `0..ranges` ([`super::ranges::PREFIXES`] for the whole data; fewer only in tests).
     pub ranges: u32,
+    /// For an update: the index to refresh, and each range's validators as last fetched
+    /// (conditional requests; a range answered 304 is taken from the index).
+    pub previous: Option<Previous<'a>>,
+}
+
+/// The index an update refreshes.
+#[derive(Clone, Copy)]
+pub struct Previous<'a> {
+    /// The index.
+    pub index: &'a super::index::Index,
+    /// Each range's validators (indexed by prefix; empty ones ask unconditionally).
+    pub validators: &'a Arc<Vec<fetch::Validators>>,
+}
+
+impl std::fmt::Debug for Previous<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Previous")
+    }
 }
 
 /// Downloads the ranges of `plan` with `fetcher` into `out`, and writes each range's
@@ -94,6 +118,7 @@ pub fn download(
         journal: journal_path,
         spool_dir,
         ranges: end,
+        previous,
     } = plan;
     let replay = journal::open(journal_path, kind, fetcher.source().template())?;
     progress.set_total(u64::from(end));
@@ -105,6 +130,7 @@ pub fn download(
         fetcher: Some(Arc::new(fetcher)),
         parallel: parallel.max(1),
         end,
+        previous,
         pending: BTreeMap::new(),
         next: 0,
         buf: Vec::with_capacity(1 << 20),
@@ -168,6 +194,7 @@ struct Ranges<'a> {
     fetcher: Option<Arc<Fetcher>>,
     parallel: usize,
     end: u32,
+    previous: Option<Previous<'a>>,
     pending: BTreeMap<u32, (Entry, u64, tokio::sync::OwnedSemaphorePermit)>,
     next: u32,
     buf: Vec<u8>,
@@ -213,6 +240,16 @@ impl Ranges<'_> {
                                 validators,
                                 bytes,
                             } => {
+                                if let Some(prev) = self.previous {
+                                    let old = old_range(self.kind, prev, prefix)?;
+                                    let c = body::compare(self.kind, &old, &packed.bytes);
+                                    if c != body::Change::default() {
+                                        self.stats.changed += 1;
+                                        self.stats.change.added += c.added;
+                                        self.stats.change.removed += c.removed;
+                                        self.stats.change.recounted += c.recounted;
+                                    }
+                                }
                                 let entry = Entry {
                                     prefix,
                                     packed: packed.bytes,
@@ -222,9 +259,22 @@ impl Ranges<'_> {
                                 self.pending.insert(prefix, (entry, bytes, permit));
                             }
                             Outcome::NotModified => {
-                                return Err(DownloadError::Stopped(
-                                    "a range answered 304 to an unconditional request".into(),
-                                ));
+                                let Some(prev) = self.previous else {
+                                    return Err(DownloadError::Stopped(
+                                        "a range answered 304 to an unconditional request".into(),
+                                    ));
+                                };
+                                let packed = old_range(self.kind, prev, prefix)?;
+                                let v = prev.validators.get(prefix as usize).cloned();
+                                let v = v.unwrap_or_default();
+                                let entry = Entry {
+                                    prefix,
+                                    packed,
+                                    etag: v.etag,
+                                    last_modified: v.last_modified,
+                                };
+                                self.stats.unchanged += 1;
+                                self.pending.insert(prefix, (entry, 0, permit));
                             }
                         }
                     }
@@ -276,7 +326,9 @@ impl Ranges<'_> {
         let cancel = Arc::new(AtomicBool::new(false));
         let fetcher = self.fetcher.take().expect("started once");
         let (parallel, end, stop) = (self.parallel, self.end, cancel.clone());
-        let thread = std::thread::spawn(move || fetch_all(fetcher, first..end, parallel, tx, stop));
+        let since = self.previous.map(|p| p.validators.clone());
+        let thread =
+            std::thread::spawn(move || fetch_all(fetcher, first..end, since, parallel, tx, stop));
         self.phase = Phase::Fetch {
             journal,
             rx,
@@ -332,11 +384,22 @@ impl Read for Ranges<'_> {
     }
 }
 
+/// Range `prefix` of the previous index, packed.
+fn old_range(kind: HashKind, prev: Previous<'_>, prefix: u32) -> Result<Vec<u8>, DownloadError> {
+    let mut text = Vec::new();
+    super::ranges::range_body(prev.index, prefix, &mut text)
+        .map_err(|e| DownloadError::Stopped(format!("the index being updated: {e}")))?;
+    body::pack(kind, prefix, &text)
+        .map(|p| p.bytes)
+        .map_err(|e| DownloadError::Stopped(format!("the index being updated: {e}")))
+}
+
 /// Fetches `ranges` with `parallel` requests in flight, at most four times that
 /// many ranges ahead of the one the build waits for.
 fn fetch_all(
     fetcher: Arc<Fetcher>,
     ranges: std::ops::Range<u32>,
+    since: Option<Arc<Vec<fetch::Validators>>>,
     parallel: usize,
     tx: mpsc::Sender<Arrival>,
     cancel: Arc<AtomicBool>,
@@ -355,6 +418,7 @@ fn fetch_all(
     rt.block_on(async {
         let mut set = tokio::task::JoinSet::new();
         for _ in 0..parallel {
+            let since = since.clone();
             let (f, w, n, tx, c) = (
                 fetcher.clone(),
                 window.clone(),
@@ -374,7 +438,11 @@ fn fetch_all(
                     if p >= end {
                         return;
                     }
-                    let r = f.fetch(p, None).await;
+                    let cond = since
+                        .as_ref()
+                        .and_then(|v| v.get(p as usize))
+                        .filter(|v| v.etag.is_some() || v.last_modified.is_some());
+                    let r = f.fetch(p, cond).await;
                     let failed = r.is_err();
                     if tx.send((p, r, permit)).is_err() || failed {
                         c.store(true, Ordering::Relaxed);

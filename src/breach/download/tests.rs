@@ -89,10 +89,14 @@ fn serve_conn(
         if reader.read_line(&mut line)? == 0 {
             return Ok(());
         }
+        let mut if_none_match = None;
         loop {
             let mut h = String::new();
             if reader.read_line(&mut h)? == 0 || h == "\r\n" {
                 break;
+            }
+            if let Some(v) = h.strip_prefix("if-none-match: ") {
+                if_none_match = Some(v.trim().to_string());
             }
         }
         let path = line.split(' ').nth(1).unwrap_or("");
@@ -104,13 +108,18 @@ fn serve_conn(
             *n - 1
         };
         let body = bodies.get(prefix as usize).cloned().unwrap_or_default();
+        let etag = format!("\"{:x}\"", xxhash_rust::xxh3::xxh3_64(&body));
         let ok = |conn: &mut TcpStream, body: &[u8], len: usize| {
             write!(
                 conn,
-                "HTTP/1.1 200 OK\r\nContent-Length: {len}\r\nETag: \"e{prefix}\"\r\n\r\n"
+                "HTTP/1.1 200 OK\r\nContent-Length: {len}\r\nETag: {etag}\r\n\r\n"
             )?;
             conn.write_all(body)
         };
+        if if_none_match.as_deref() == Some(etag.as_str()) {
+            write!(conn, "HTTP/1.1 304 Not Modified\r\nETag: {etag}\r\n\r\n")?;
+            continue;
+        }
         match faults(prefix, n) {
             Fault::None => ok(&mut conn, &body, body.len())?,
             Fault::Status500 => {
@@ -234,6 +243,7 @@ fn run(server: &Server, dir: &std::path::Path, retries: u32) -> Result<Vec<u8>, 
             journal: &dir.join("journal"),
             spool_dir: dir,
             ranges: RANGES,
+            previous: None,
         },
         &mut out,
         &mut validators,
@@ -242,7 +252,7 @@ fn run(server: &Server, dir: &std::path::Path, retries: u32) -> Result<Vec<u8>, 
     let text = String::from_utf8(validators).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), RANGES as usize + 1);
-    assert_eq!(lines[1], "00000\t\"e0\"\t");
+    assert!(lines[1].starts_with("00000\t\""), "{}", lines[1]);
     let mut bytes = Vec::new();
     use std::io::Seek;
     out.rewind().unwrap();
@@ -353,4 +363,94 @@ fn a_journal_cut_anywhere_resumes_to_the_same_index() {
         assert!(got == want, "cut at {cut}");
         assert_eq!(std::fs::read(dir.path().join("journal")).unwrap(), journal);
     }
+}
+
+#[test]
+fn an_update_fetches_only_changed_ranges_and_gives_the_build_of_the_new_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dump, bodies) = data(17);
+    let server = Server::start(bodies.clone(), Arc::new(|_, _| Fault::None));
+    let old = run(&server, dir.path(), 0).unwrap();
+    std::fs::remove_file(dir.path().join("journal")).unwrap();
+    let old_path = dir.path().join("old.idx");
+    std::fs::write(&old_path, &old).unwrap();
+    assert!(old == reference(&dump, dir.path()));
+    // The validators as the first download recorded them.
+    let validators: Vec<super::fetch::Validators> = bodies
+        .iter()
+        .map(|b| super::fetch::Validators {
+            etag: Some(format!("\"{:x}\"", xxhash_rust::xxh3::xxh3_64(b))),
+            last_modified: None,
+        })
+        .collect();
+    // New data: range 3 recounted, range 5 emptied, range 9 gains a hash, the rest alike.
+    let text = String::from_utf8(dump).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let first_of = |p: &str, lines: &[String]| lines.iter().position(|l| l.starts_with(p));
+    let i3 = first_of("00003", &lines).unwrap();
+    let (h, c) = lines[i3].split_once(':').unwrap();
+    lines[i3] = format!("{h}:{}", c.parse::<u64>().unwrap() + 1);
+    let removed = lines.iter().filter(|l| l.starts_with("00005")).count() as u64;
+    lines.retain(|l| !l.starts_with("00005"));
+    lines.push("00009FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF:5".into());
+    lines.sort();
+    let new_dump = lines.join("\n") + "\n";
+    let mut new_bodies = vec![Vec::new(); RANGES as usize];
+    for l in &lines {
+        let p = usize::from_str_radix(&l[..5], 16).unwrap();
+        let b: &mut Vec<u8> = &mut new_bodies[p];
+        if !b.is_empty() {
+            b.extend_from_slice(b"\r\n");
+        }
+        b.extend_from_slice(&l.as_bytes()[5..]);
+    }
+    let changed: Vec<u32> = (0..RANGES)
+        .filter(|&p| new_bodies[p as usize] != bodies[p as usize])
+        .collect();
+    assert!(
+        changed == vec![3, 5, 9] || changed == vec![3, 9],
+        "{changed:?}"
+    );
+    let server = Server::start(Arc::new(new_bodies), Arc::new(|_, _| Fault::None));
+    let index = crate::breach::index::Index::open(&old_path).unwrap();
+    let validators = Arc::new(validators);
+    let fetcher = Fetcher::new(server.source(), HashKind::Sha1, Options::default()).unwrap();
+    let mut out = tempfile::tempfile().unwrap();
+    let stats = download(
+        fetcher,
+        Plan {
+            kind: HashKind::Sha1,
+            parallel: 4,
+            journal: &dir.path().join("journal"),
+            spool_dir: dir.path(),
+            ranges: RANGES,
+            previous: Some(super::Previous {
+                index: &index,
+                validators: &validators,
+            }),
+        },
+        &mut out,
+        &mut std::io::sink(),
+        &NoProgress,
+    )
+    .unwrap();
+    let mut got = Vec::new();
+    use std::io::Seek;
+    out.rewind().unwrap();
+    out.read_to_end(&mut got).unwrap();
+    assert!(
+        got == reference(new_dump.as_bytes(), dir.path()),
+        "the update differs from the build"
+    );
+    assert_eq!(stats.changed as usize, changed.len());
+    assert_eq!(stats.unchanged as usize, RANGES as usize - changed.len());
+    assert_eq!(stats.fetched, RANGES);
+    assert_eq!(
+        stats.change,
+        super::body::Change {
+            added: 1,
+            removed,
+            recounted: 1
+        }
+    );
 }

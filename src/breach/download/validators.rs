@@ -68,3 +68,107 @@ impl<'a> Writer<'a> {
 pub fn write_end(out: &mut dyn Write, identity: u64) -> io::Result<()> {
     writeln!(out, "# index {identity:016x}")
 }
+
+/// Reads a sidecar written for the index of `kind` whose identity is `identity`: each
+/// range's validators, by prefix. An error says why the sidecar cannot be used (another
+/// index, cut off, malformed); the caller then asks every range unconditionally.
+pub fn read(
+    input: &mut dyn io::BufRead,
+    kind: HashKind,
+    identity: u64,
+) -> Result<Vec<super::fetch::Validators>, String> {
+    let ranges = super::super::ranges::PREFIXES as usize;
+    let mut out = Vec::with_capacity(ranges);
+    let mut lines = crate::streams::Lines::with_cap(input, 4096);
+    let mut end = None;
+    while let Some((n, line)) = lines.next_line().map_err(|e| e.to_string())? {
+        let line = std::str::from_utf8(line).map_err(|_| format!("line {n}: not UTF-8"))?;
+        if n == 1 {
+            let want = format!(
+                "{FIRST_LINE} {}",
+                if kind == HashKind::Sha1 {
+                    "sha1"
+                } else {
+                    "ntlm"
+                }
+            );
+            if line != want {
+                return Err(format!("line 1: not {want:?}"));
+            }
+            continue;
+        }
+        if let Some(id) = line.strip_prefix("# index ") {
+            end = Some(id.to_string());
+            break;
+        }
+        let mut f = line.split('\t');
+        let (Some(p), Some(e), Some(m), None) = (f.next(), f.next(), f.next(), f.next()) else {
+            return Err(format!("line {n}: not PREFIX<TAB>ETAG<TAB>LAST-MODIFIED"));
+        };
+        if out.len() >= ranges || p.as_bytes() != super::body::prefix_hex(out.len() as u32) {
+            return Err(format!("line {n}: range {p} out of order"));
+        }
+        let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
+        out.push(super::fetch::Validators {
+            etag: some(e),
+            last_modified: some(m),
+        });
+    }
+    match end {
+        None => Err("cut off (no final `# index` line)".into()),
+        Some(id) if id != format!("{identity:016x}") => {
+            Err(format!("written for another index ({id})"))
+        }
+        Some(_) if out.len() != ranges => Err(format!("{} ranges, not {ranges}", out.len())),
+        Some(_) => Ok(out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sidecar_reads_back_only_for_its_own_index_and_whole() {
+        let mut text = Vec::new();
+        {
+            let mut sink: &mut (dyn Write + Send) = &mut text;
+            let mut w = Writer::new(&mut sink, HashKind::Ntlm);
+            for prefix in 0..super::super::super::ranges::PREFIXES {
+                let entry = Entry {
+                    prefix,
+                    etag: (prefix % 3 == 0).then(|| format!("\"t{prefix}\"")),
+                    last_modified: (prefix == 7).then(|| "Mon, 01 Jan 2024 00:00:00 GMT".into()),
+                    // A tab would break the line: not kept.
+                    ..Entry::default()
+                };
+                let entry = if prefix == 9 {
+                    Entry {
+                        etag: Some("a\tb".into()),
+                        ..entry
+                    }
+                } else {
+                    entry
+                };
+                w.push(&entry).unwrap();
+            }
+            w.flush().unwrap();
+        }
+        write_end(&mut text, 0xabc).unwrap();
+        let v = read(&mut &text[..], HashKind::Ntlm, 0xabc).unwrap();
+        assert_eq!(v.len(), 1 << 20);
+        assert_eq!(v[3].etag.as_deref(), Some("\"t3\""));
+        assert_eq!(v[4].etag, None);
+        assert_eq!(
+            v[7].last_modified.as_deref(),
+            Some("Mon, 01 Jan 2024 00:00:00 GMT")
+        );
+        assert_eq!(v[9].etag, None);
+        let e = read(&mut &text[..], HashKind::Ntlm, 0xabd).unwrap_err();
+        assert!(e.contains("another index"), "{e}");
+        let e = read(&mut &text[..], HashKind::Sha1, 0xabc).unwrap_err();
+        assert!(e.starts_with("line 1"), "{e}");
+        let cut = &text[..text.len() - 30];
+        assert!(read(&mut &cut[..], HashKind::Ntlm, 0xabc).is_err());
+    }
+}

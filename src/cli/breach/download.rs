@@ -66,22 +66,9 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit breach download`.
+/// How ranges are fetched (`download` and `update`).
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
-pub struct Args {
-    /// The index to write.
-    #[arg(short, long, value_name = "INDEX")]
-    pub output: PathBuf,
-
-    /// The hash kind.
-    #[arg(long, value_enum, default_value = "sha1")]
-    pub kind: KindArg,
-
-    /// How much the index keeps (as for `build`).
-    #[arg(long, value_enum, default_value = "exact")]
-    pub tier: TierArg,
-
+pub struct WireArgs {
     /// A mirror: a URL with `{prefix}`, or the base of a range API.
     #[arg(long, value_name = "URL")]
     pub source: Option<String>,
@@ -104,6 +91,53 @@ pub struct Args {
     /// Extra trusted certificates (PEM file), beside the system's.
     #[arg(long, value_name = "FILE")]
     pub cacert: Option<PathBuf>,
+}
+
+impl WireArgs {
+    /// A client for ranges of `kind`.
+    pub fn fetcher(&self, kind: HashKind) -> anyhow::Result<fetch::Fetcher> {
+        let source = fetch::Source::new(self.source.as_deref(), kind)
+            .map_err(|e| anyhow::anyhow!("--source: {e}"))?;
+        let cacert = match &self.cacert {
+            Some(p) => Some(
+                read_small(p, "--cacert")
+                    .with_context(|| display_path(p))?
+                    .to_vec(),
+            ),
+            None => None,
+        };
+        Ok(fetch::Fetcher::new(
+            source,
+            kind,
+            fetch::Options {
+                parallel: self.parallel as usize,
+                retries: self.retries,
+                timeout: Duration::from_secs(self.timeout),
+                cacert,
+                ..fetch::Options::default()
+            },
+        )?)
+    }
+}
+
+/// Arguments of `veilkit breach download`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+pub struct Args {
+    /// The index to write.
+    #[arg(short, long, value_name = "INDEX")]
+    pub output: PathBuf,
+
+    /// The hash kind.
+    #[arg(long, value_enum, default_value = "sha1")]
+    pub kind: KindArg,
+
+    /// How much the index keeps (as for `build`).
+    #[arg(long, value_enum, default_value = "exact")]
+    pub tier: TierArg,
+
+    #[command(flatten)]
+    pub wire: WireArgs,
 
     /// Threads building filter shards [default: the number of processors].
     #[arg(long, value_name = "N")]
@@ -140,27 +174,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         KindArg::Sha1 => HashKind::Sha1,
         KindArg::Ntlm => HashKind::Ntlm,
     };
-    let source = fetch::Source::new(args.source.as_deref(), kind)
-        .map_err(|e| anyhow::anyhow!("--source: {e}"))?;
-    let cacert = match &args.cacert {
-        Some(p) => Some(
-            read_small(p, "--cacert")
-                .with_context(|| display_path(p))?
-                .to_vec(),
-        ),
-        None => None,
-    };
-    let fetcher = fetch::Fetcher::new(
-        source,
-        kind,
-        fetch::Options {
-            parallel: args.parallel as usize,
-            retries: args.retries,
-            timeout: Duration::from_secs(args.timeout),
-            cacert,
-            ..fetch::Options::default()
-        },
-    )?;
+    let fetcher = args.wire.fetcher(kind)?;
     let mut out = create_output(
         &args.output,
         &[],
@@ -210,10 +224,11 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             fetcher,
             download::Plan {
                 kind,
-                parallel: args.parallel as usize,
+                parallel: args.wire.parallel as usize,
                 journal: &journal,
                 spool_dir: &dir,
                 ranges: crate::breach::ranges::PREFIXES,
+                previous: None,
             },
             target,
             sink,
@@ -265,7 +280,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
 }
 
 /// A failed download's error, saying that the journal keeps what was done.
-fn explain(e: DownloadError, journal: &Path) -> anyhow::Error {
+pub fn explain(e: DownloadError, journal: &Path) -> anyhow::Error {
     match e {
         DownloadError::Journal(download::journal::JournalError::Mismatch { .. }) => hinted(
             e.to_string(),

@@ -9,6 +9,7 @@ pub mod info;
 pub mod merge;
 pub mod query;
 pub mod serve;
+pub mod update;
 pub mod verify;
 
 use super::generate::{EXIT_PLAIN, ManExtra};
@@ -66,6 +67,8 @@ pub enum Command {
     Build(build::Args),
     #[command(about = download::ABOUT, long_about = download::LONG_ABOUT)]
     Download(download::Args),
+    #[command(about = update::ABOUT, long_about = update::LONG_ABOUT)]
+    Update(update::Args),
     #[command(about = query::ABOUT, long_about = query::LONG_ABOUT)]
     Query(query::Args),
     #[command(about = check::ABOUT, long_about = check::LONG_ABOUT)]
@@ -89,6 +92,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     match &args.command {
         Command::Build(a) => build::run(a, global),
         Command::Download(a) => download::run(a, global),
+        Command::Update(a) => update::run(a, global),
         Command::Query(a) => query::run(a, global),
         Command::Check(a) => check::run(a, global),
         Command::Info(a) => info::run(a, global),
