@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# breach download against curl, side by side, interleaved (issue 18's benchmark).
+#
+# Serves the export-ranges tree of an index with a local nginx (gzip on, keep-alive),
+# then alternates: curl --parallel --parallel-max 64 fetching all 1,048,576 ranges into
+# files (no index), and `veilkit breach download` of the same URLs into an index, which
+# must be byte-identical to INDEX. Prints wall and CPU seconds and peak RSS of each run.
+#
+#   benches/download_vs_curl.sh data/hibp-100m.idx [ROUNDS]
+#
+# Needs nginx (Debian: nginx-light) and curl; uses /tmp for the tree and the outputs.
+set -euo pipefail
+index=$1
+rounds=${2:-2}
+veilkit=${VEILKIT:-target/release/veilkit}
+tree=${TREE:-/tmp/bench-ranges}
+work=$(mktemp -d)
+port=8780
+if [ ! -d "$tree" ]; then
+    "$veilkit" breach export-ranges -q -i "$index" -o "$tree"
+fi
+cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/error.log;
+events { worker_connections 4096; }
+http {
+    include /etc/nginx/mime.types;
+    access_log off;
+    keepalive_requests 1000000;
+    gzip on; gzip_types text/plain; gzip_min_length 1; gzip_comp_level 1;
+    client_body_temp_path $work/b; proxy_temp_path $work/p; fastcgi_temp_path $work/f;
+    uwsgi_temp_path $work/u; scgi_temp_path $work/s;
+    server { listen 127.0.0.1:$port; root $tree; }
+}
+CONF
+nginx -c "$work/nginx.conf" -p "$work"
+trap 'nginx -c "$work/nginx.conf" -p "$work" -s stop; rm -rf "$work"' EXIT
+python3 - "$work" "$port" <<'PY'
+import sys
+work, port = sys.argv[1], sys.argv[2]
+with open(f"{work}/curl.cfg", "w") as f:
+    for p in range(1 << 20):
+        h = "%05X" % p
+        f.write(f'url = "http://127.0.0.1:{port}/{h}.txt"\noutput = "{work}/curl/{h}.txt"\n')
+PY
+measure() { /usr/bin/time -f "%e s wall, %U s user, %S s system, %M KiB peak RSS" "$@"; }
+for r in $(seq "$rounds"); do
+    rm -rf "$work/curl"; mkdir "$work/curl"
+    echo "== round $r: curl --parallel --parallel-max 64 --compressed"
+    measure curl -sS --no-progress-meter --parallel --parallel-max 64 --compressed -K "$work/curl.cfg"
+    echo "   bytes: $(du -sb "$work/curl" | cut -f1)"
+    rm -rf "$work/curl" "$work/out.idx" "$work/out.idx.validators"
+    echo "== round $r: veilkit breach download --parallel 64"
+    measure "$veilkit" breach download --parallel 64 \
+        --source "http://127.0.0.1:$port/{prefix}.txt" -o "$work/out.idx"
+    cmp "$work/out.idx" "$index" && echo "   byte-identical to $index"
+done
