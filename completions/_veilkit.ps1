@@ -221,7 +221,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
         'veilkit;breach;serve' {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'An index to serve (give -i twice for a SHA-1 and an NTLM index)')
             [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'An index to serve (give -i twice for a SHA-1 and an NTLM index)')
-            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address and port to listen on (port 0: any free port, printed on stderr)')
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address or host name and port to listen on (`localhost:8000`, `[::1]:8000`; port 0: any free port). The address bound is printed on stderr, even with --quiet')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads [default: the number of processors]')
             [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Connections served at once')
             [CompletionResult]::new('--in-memory', '--in-memory', [CompletionResultType]::ParameterName, 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory')

@@ -204,7 +204,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
         &'veilkit;breach;serve'= {
             cand -i 'An index to serve (give -i twice for a SHA-1 and an NTLM index)'
             cand --index 'An index to serve (give -i twice for a SHA-1 and an NTLM index)'
-            cand --listen 'The address and port to listen on (port 0: any free port, printed on stderr)'
+            cand --listen 'The address or host name and port to listen on (`localhost:8000`, `[::1]:8000`; port 0: any free port). The address bound is printed on stderr, even with --quiet'
             cand --threads 'Worker threads [default: the number of processors]'
             cand --max-connections 'Connections served at once'
             cand --in-memory 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory'

@@ -133,7 +133,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from diff" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s i -l index -d 'An index to serve (give -i twice for a SHA-1 and an NTLM index)' -r -F
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l listen -d 'The address and port to listen on (port 0: any free port, printed on stderr)' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l listen -d 'The address or host name and port to listen on (`localhost:8000`, `[::1]:8000`; port 0: any free port). The address bound is printed on stderr, even with --quiet' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l threads -d 'Worker threads [default: the number of processors]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l max-connections -d 'Connections served at once' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l in-memory -d 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory'

@@ -402,3 +402,46 @@ for line in sys.stdin.read().splitlines():
     assert_eq!(stdout_of(&out), want);
     assert!(want.lines().filter(|l| *l != "0").count() > 80);
 }
+
+#[test]
+fn listen_takes_a_host_name_and_the_address_is_printed_even_when_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = build_from(dir.path(), "a", &password_dump(100));
+    let mut child = std_veilkit()
+        .args(["-q", "breach", "serve", "--listen", "localhost:0", "-i"])
+        .arg(&idx)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        line.starts_with("veilkit: listening on http://127.0.0.1:")
+            || line.starts_with("veilkit: listening on http://[::1]:"),
+        "{line}"
+    );
+    let port: u16 = line.trim().rsplit(':').next().unwrap().parse().unwrap();
+    assert_ne!(port, 0);
+    let bad = veilkit()
+        .args([
+            "breach",
+            "serve",
+            "--listen",
+            "no-such-host.invalid:80",
+            "-i",
+        ])
+        .arg(&idx)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("--listen no-such-host.invalid:80"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}

@@ -68,9 +68,11 @@ pub struct Args {
     #[arg(short, long = "index", value_name = "INDEX", required = true)]
     pub indexes: Vec<PathBuf>,
 
-    /// The address and port to listen on (port 0: any free port, printed on stderr).
-    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8000")]
-    pub listen: SocketAddr,
+    /// The address or host name and port to listen on (`localhost:8000`, `[::1]:8000`;
+    /// port 0: any free port). The address bound is printed on stderr, even with
+    /// --quiet.
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8000")]
+    pub listen: String,
 
     /// Worker threads [default: the number of processors].
     #[arg(long, value_name = "N")]
@@ -140,21 +142,30 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         indexes.push(index);
     }
     let service = Service::new(indexes).map_err(anyhow::Error::new)?;
-    let listener = std::net::TcpListener::bind(args.listen)
-        .with_context(|| format!("--listen {}", args.listen))?;
+    let listener = bind(&args.listen)?;
     let local = listener.local_addr().context("listening socket")?;
     if !local.ip().is_loopback() {
         warn(format!(
             "listening on {local}, not a loopback address: anyone who can reach it can query"
         ));
     }
-    info(
-        global,
-        format!(
-            "serving {} on http://{local} (Ctrl-C stops)",
-            described.join(" and ")
-        ),
-    );
+    // The address is printed even with --quiet: with port 0 it is the only way to know
+    // it.
+    let url = match local {
+        SocketAddr::V6(a) => format!("http://[{}]:{}", a.ip(), a.port()),
+        SocketAddr::V4(a) => format!("http://{a}"),
+    };
+    if global.quiet {
+        super::super::report::line_error(&format!("listening on {url}"));
+    } else {
+        info(
+            global,
+            format!(
+                "serving {} on {url} (Ctrl-C stops)",
+                described.join(" and ")
+            ),
+        );
+    }
     let mut limits = Limits {
         max_connections: args.max_connections,
         ..Limits::default()
@@ -186,4 +197,25 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     serve::run(listener, Arc::new(service), limits, stop).context("server")?;
     info(global, "stopped");
     Ok(Status::Success)
+}
+
+/// Binds `--listen`: an address, or a host name resolved to its addresses (the first that
+/// binds).
+fn bind(listen: &str) -> anyhow::Result<std::net::TcpListener> {
+    use std::net::ToSocketAddrs;
+    let addrs: Vec<SocketAddr> = listen
+        .to_socket_addrs()
+        .with_context(|| format!("--listen {listen}: not HOST:PORT, or the host is unknown"))?
+        .collect();
+    let mut last = None;
+    for a in &addrs {
+        match std::net::TcpListener::bind(a) {
+            Ok(l) => return Ok(l),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(match last {
+        Some(e) => anyhow::Error::new(e).context(format!("--listen {listen}")),
+        None => anyhow::anyhow!("--listen {listen}: the host has no address"),
+    })
 }
