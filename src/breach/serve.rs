@@ -353,9 +353,9 @@ pub fn run(
                         reply.status = 304;
                         reply.body.clear();
                     }
-                    let gzip = reply.status == 200
-                        && !reply.body.is_empty()
-                        && accepts_gzip(header("accept-encoding"));
+                    // Every 200 when asked, empty bodies included, as the public API does
+                    // (hibp-downloader refuses a body that is not gzip when it asked for it).
+                    let gzip = reply.status == 200 && accepts_gzip(header("accept-encoding"));
                     let mut response = hyper::Response::builder()
                         .status(reply.status)
                         .header("content-type", "text/plain")

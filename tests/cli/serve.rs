@@ -445,3 +445,71 @@ fn listen_takes_a_host_name_and_the_address_is_printed_even_when_quiet() {
         String::from_utf8_lossy(&bad.stderr)
     );
 }
+
+#[test]
+fn the_published_hibp_downloader_syncs_from_serve() {
+    let python = std::env::var("VEILKIT_CLIENT_PYTHON").unwrap_or_else(|_| "python3".into());
+    let probe = std::process::Command::new(&python)
+        .args(["-c", "import hibp_downloader"])
+        .output();
+    if !super::common::have(
+        "the downloader hibp-downloader",
+        "`pip install hibp-downloader`, or set VEILKIT_CLIENT_PYTHON to a Python that has it",
+        probe.as_ref().is_ok_and(|o| o.status.success()),
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let dump = password_dump(3000);
+    let idx = build_from(dir.path(), "a", &dump);
+    let server = Server::start(&[&idx]);
+    let first = u32::from_str_radix(&dump[..5], 16).unwrap();
+    let last = first + 0x3f;
+    let data = dir.path().join("hd");
+    // Its API address is a module constant: the test points it at the server.
+    let script = format!(
+        r#"
+import sys
+import hibp_downloader.commands.hibp_download as m
+m.PWNEDPASSWORDS_API_URL = "http://{}"
+from hibp_downloader.main import entrypoint
+sys.argv = ["hibp-downloader", "--data-path", sys.argv[1], "download",
+            "--first-hash", "{first:05x}", "--last-hash", "{last:05x}", "--processes", "1"] + sys.argv[2:]
+entrypoint()
+"#,
+        server.addr
+    );
+    let run = |extra: &[&str]| {
+        let out = std::process::Command::new(&python)
+            .arg("-c")
+            .arg(&script)
+            .arg(&data)
+            .args(extra)
+            .output()
+            .unwrap();
+        let all = format!("{}{}", stdout_of(&out), stderr_of(&out));
+        assert!(out.status.success(), "{all}");
+        assert!(
+            !all.contains("ERROR") && !all.contains("WARNING: Prefix"),
+            "{all}"
+        );
+        all
+    };
+    run(&[]);
+    // Every range it stored is the server's body.
+    for p in first..=last {
+        let hex = format!("{p:05x}");
+        let path = data
+            .join("sha1")
+            .join(&hex[..2])
+            .join(&hex[2..4])
+            .join(format!("{hex}.gz"));
+        let gz = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut text).unwrap();
+        let (_, _, body) = server.get(&format!("/range/{}", hex.to_uppercase()), "");
+        assert_eq!(text, body, "range {hex}");
+    }
+    // Again, ignoring its local cache: conditional requests, answered 304 (its files stay).
+    run(&["--local-cache-ttl", "0"]);
+}
