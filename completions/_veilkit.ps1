@@ -80,6 +80,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Replace the prefixes of an index that a directory of range files holds')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'List the hashes added, removed and re-counted between two indexes')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the HIBP range API (and /check) from indexes on a local port')
+            [CompletionResult]::new('okon', 'okon', [CompletionResultType]::ParameterValue, 'Answer as okon-cli does (for keepassxc-cli analyze --okon)')
             break
         }
         'veilkit;breach;build' {
@@ -224,8 +225,21 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address or host name and port to listen on (`localhost:8000`, `[::1]:8000`; port 0: any free port). The address bound is printed on stderr, even with --quiet')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads [default: the number of processors]')
             [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Connections served at once')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Serve HTTPS with this certificate chain (PEM, the server''s certificate first), as openssl, mkcert or certbot write it; needs --tls-key')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The private key of --tls-cert (PEM: PKCS#8, PKCS#1 RSA or SEC1 EC)')
             [CompletionResult]::new('--in-memory', '--in-memory', [CompletionResultType]::ParameterName, 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory')
             [CompletionResult]::new('--no-verify', '--no-verify', [CompletionResultType]::ParameterName, 'Start without verifying the indexes first (every checksum, about 1 s per GB): lookups still check the tables they read, but a damaged record would go unnoticed')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;breach;okon' {
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The SHA-1 index (any tier; any file name)')
+            [CompletionResult]::new('--hash', '--hash', [CompletionResultType]::ParameterName, 'The SHA-1 hash, 40 hex digits in either case')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Silence progress bars and informational messages (errors and warnings still show)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

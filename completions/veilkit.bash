@@ -64,6 +64,9 @@ _veilkit() {
             veilkit__subcmd__breach,merge)
                 cmd="veilkit__subcmd__breach__subcmd__merge"
                 ;;
+            veilkit__subcmd__breach,okon)
+                cmd="veilkit__subcmd__breach__subcmd__okon"
+                ;;
             veilkit__subcmd__breach,query)
                 cmd="veilkit__subcmd__breach__subcmd__query"
                 ;;
@@ -149,7 +152,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach)
-            opts="-q -h -V --quiet --help --version build download update query check info verify export-ranges merge diff serve"
+            opts="-q -h -V --quiet --help --version build download update query check info verify export-ranges merge diff serve okon"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -356,6 +359,28 @@ _veilkit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        veilkit__subcmd__breach__subcmd__okon)
+            opts="-q -h -V --path --hash --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hash)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         veilkit__subcmd__breach__subcmd__query)
             opts="-i -q -h -V --index --filter --passwords --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -383,7 +408,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__serve)
-            opts="-i -q -h -V --index --listen --threads --max-connections --in-memory --no-verify --quiet --help --version"
+            opts="-i -q -h -V --index --listen --threads --max-connections --in-memory --tls-cert --tls-key --no-verify --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -406,6 +431,14 @@ _veilkit() {
                     return 0
                     ;;
                 --max-connections)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -74,6 +74,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand merge 'Replace the prefixes of an index that a directory of range files holds'
             cand diff 'List the hashes added, removed and re-counted between two indexes'
             cand serve 'Serve the HIBP range API (and /check) from indexes on a local port'
+            cand okon 'Answer as okon-cli does (for keepassxc-cli analyze --okon)'
         }
         &'veilkit;breach;build'= {
             cand -o 'The index to write'
@@ -207,8 +208,20 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --listen 'The address or host name and port to listen on (`localhost:8000`, `[::1]:8000`; port 0: any free port). The address bound is printed on stderr, even with --quiet'
             cand --threads 'Worker threads [default: the number of processors]'
             cand --max-connections 'Connections served at once'
+            cand --tls-cert 'Serve HTTPS with this certificate chain (PEM, the server''s certificate first), as openssl, mkcert or certbot write it; needs --tls-key'
+            cand --tls-key 'The private key of --tls-cert (PEM: PKCS#8, PKCS#1 RSA or SEC1 EC)'
             cand --in-memory 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory'
             cand --no-verify 'Start without verifying the indexes first (every checksum, about 1 s per GB): lookups still check the tables they read, but a damaged record would go unnoticed'
+            cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'veilkit;breach;okon'= {
+            cand --path 'The SHA-1 index (any tier; any file name)'
+            cand --hash 'The SHA-1 hash, 40 hex digits in either case'
             cand -q 'Silence progress bars and informational messages (errors and warnings still show)'
             cand --quiet 'Silence progress bars and informational messages (errors and warnings still show)'
             cand -h 'Print help (see more with ''--help'')'

@@ -99,6 +99,7 @@ fn extra_for(path: &[&str]) -> ManExtra {
         ["breach", "merge"] => super::breach::merge::MAN,
         ["breach", "diff"] => super::breach::diff::MAN,
         ["breach", "serve"] => super::breach::serve::MAN,
+        ["breach", "okon"] => super::breach::okon::MAN,
         ["encode"] => super::encode::MAN,
         ["decode"] => super::decode::MAN,
         ["reencode"] => super::reencode::MAN,

@@ -150,6 +150,20 @@ fn fast_query() -> Option<(Global, breach::query::Args)> {
     ))
 }
 
+/// The command line; run under the name `okon-cli` (a link to the binary), it is
+/// `veilkit breach okon ARGS`, as `keepassxc-cli analyze --okon` calls a program.
+fn arguments() -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let called = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .is_some_and(|n| n == "okon-cli");
+    if called {
+        args.splice(0..1, ["veilkit", "breach", "okon"].map(Into::into));
+    }
+    args
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     if let Some((global, args)) = fast_query() {
@@ -158,7 +172,7 @@ pub fn main() -> ExitCode {
             Err(err) => report::error(&err).into(),
         };
     }
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(arguments()) {
         Ok(cli) => cli,
         Err(e) => return report::clap_error(e).into(),
     };

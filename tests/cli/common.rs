@@ -73,3 +73,15 @@ pub fn have(what: &str, install: &str, present: bool) -> bool {
     eprintln!("skipped: this test needs {what} ({install}); CI runs it");
     false
 }
+
+/// Whether `program` runs (`program ARG` exits 0); see [`have`] for what happens when it
+/// does not.
+pub fn have_program(program: &str, arg: &str, install: &str) -> bool {
+    let present = std::process::Command::new(program)
+        .arg(arg)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    have(program, install, present)
+}

@@ -1,27 +1,59 @@
 //! `veilkit breach download` through the real binary, from a real `veilkit breach serve`
-//! on loopback: all 1,048,576 ranges, killed with SIGKILL midway and run again.
+//! on loopback (HTTPS with a test CA given by --cacert): all 1,048,576 ranges, killed with
+//! SIGKILL midway and run again.
 
 use super::breach::build_from;
 use super::common::*;
-use super::serve::Server;
+use super::serve::{Server, tls_fixture};
 use super::tiers::password_dump;
 use std::time::{Duration, Instant};
 
 #[test]
-fn a_download_killed_midway_resumes_to_the_index_build_gives() {
+fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
     let dir = tempfile::tempdir().unwrap();
     let reference = build_from(dir.path(), "ref", &password_dump(20_000));
-    let server = Server::start(&[&reference]);
+    // Over HTTPS, with the test CA given by --cacert as curl users give it.
+    let cert = tls_fixture("server.pem");
+    let key = tls_fixture("server.key");
+    let server = Server::start_with(
+        &[&reference],
+        &[
+            "--tls-cert",
+            cert.to_str().unwrap(),
+            "--tls-key",
+            key.to_str().unwrap(),
+        ],
+    );
+    assert!(server.url.starts_with("https://"));
     let out = dir.path().join("hibp.idx");
     let journal = dir.path().join(".hibp.idx.download");
     let download = || {
         let mut cmd = std_veilkit();
         cmd.args(["-q", "breach", "download", "--parallel", "16", "--source"])
-            .arg(format!("http://{}", server.addr))
+            .arg(&server.url)
+            .arg("--cacert")
+            .arg(tls_fixture("ca.pem"))
             .arg("-o")
             .arg(&out);
         cmd
     };
+
+    // Without the CA, the server's certificate is refused, with a clear error.
+    let untrusted = std_veilkit()
+        .args(["-q", "breach", "download", "--retries", "0", "--source"])
+        .arg(&server.url)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(untrusted.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&untrusted.stderr).contains("certificate"),
+        "{}",
+        String::from_utf8_lossy(&untrusted.stderr)
+    );
+    assert!(!out.exists());
+    let _ = std::fs::remove_file(&journal);
 
     // Killed once the journal holds some ranges: nothing under the output's name.
     let mut child = download().spawn().unwrap();

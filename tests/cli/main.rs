@@ -12,6 +12,7 @@ mod golden;
 mod ids;
 mod keys;
 mod nonce;
+mod okon;
 mod records;
 mod records_v1;
 mod serve;

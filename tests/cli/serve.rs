@@ -11,7 +11,10 @@ use std::process::{Child, Stdio};
 /// A running server, killed when dropped.
 pub struct Server {
     child: Child,
+    /// `HOST:PORT`.
     pub addr: String,
+    /// `http://HOST:PORT` or `https://HOST:PORT`.
+    pub url: String,
 }
 
 impl Server {
@@ -19,7 +22,7 @@ impl Server {
         Server::start_with(indexes, &[])
     }
 
-    fn start_with(indexes: &[&Path], extra: &[&str]) -> Server {
+    pub fn start_with(indexes: &[&Path], extra: &[&str]) -> Server {
         let mut cmd = std_veilkit();
         cmd.args([
             "breach",
@@ -42,13 +45,13 @@ impl Server {
         BufReader::new(child.stderr.as_mut().unwrap())
             .read_line(&mut line)
             .unwrap();
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|r| r.split_whitespace().next())
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://") || w.starts_with("https://"))
             .unwrap_or_else(|| panic!("no address in {line:?}"))
             .to_string();
-        Server { child, addr }
+        let addr = url.split("://").nth(1).unwrap().to_string();
+        Server { child, addr, url }
     }
 
     /// Sends raw request bytes; returns (status, headers, body).
@@ -165,6 +168,34 @@ fn etags_answer_304_gzip_is_honoured_and_cors_preflights_are_answered() {
         "If-None-Match: \"sha1-0000000000000000\"\r\n",
     );
     assert_eq!((status, &body), (200, &plain));
+    // Last-Modified is the index's time; If-Modified-Since at or after it is 304, before
+    // it 200; If-None-Match, when present, decides alone (RFC 9110, 13.2.2).
+    let modified = head2_of(&server, &first)
+        .lines()
+        .find_map(|l| l.strip_prefix("last-modified: ").map(str::to_string))
+        .unwrap_or_else(|| panic!("no last-modified"));
+    assert!(modified.ends_with(" GMT"), "{modified}");
+    let (status, _, body) = server.get(
+        &format!("/range/{first}"),
+        &format!("If-Modified-Since: {modified}\r\n"),
+    );
+    assert_eq!((status, body.len()), (304, 0));
+    for (headers, want) in [
+        (
+            "If-Modified-Since: Thu, 01 Jan 2015 00:00:00 GMT\r\n".to_string(),
+            200,
+        ),
+        (
+            format!(
+                "If-None-Match: \"sha1-0000000000000000\"\r\nIf-Modified-Since: {modified}\r\n"
+            ),
+            200,
+        ),
+        ("If-Modified-Since: not a date\r\n".to_string(), 200),
+    ] {
+        let (status, _, _) = server.get(&format!("/range/{first}"), &headers);
+        assert_eq!(status, want, "{headers}");
+    }
     // gzip when asked (not with q=0), and the body is the same once decompressed.
     let (status, head, zipped) =
         server.get(&format!("/range/{first}"), "Accept-Encoding: br, gzip\r\n");
@@ -205,6 +236,11 @@ fn etags_answer_304_gzip_is_honoured_and_cors_preflights_are_answered() {
     ] {
         assert!(head.contains(h), "{h} missing from {head}");
     }
+}
+
+/// The head of a plain GET of range `prefix`.
+fn head2_of(server: &Server, prefix: &str) -> String {
+    server.get(&format!("/range/{prefix}"), "").1
 }
 
 #[test]
@@ -512,4 +548,83 @@ entrypoint()
     }
     // Again, ignoring its local cache: conditional requests, answered 304 (its files stay).
     run(&["--local-cache-ttl", "0"]);
+}
+
+/// The test certificate authority and the server pair it signed (localhost, 127.0.0.1,
+/// ::1), committed under tests/fixtures/tls; not secret.
+pub fn tls_fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/tls")
+        .join(name)
+}
+
+#[test]
+fn https_is_served_with_a_certificate_that_curl_trusts_through_cacert() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = build_from(dir.path(), "a", &password_dump(3000));
+    let first = password_dump(3000)[..5].to_string();
+    let plain = Server::start(&[&idx]);
+    let (_, _, want) = plain.get(&format!("/range/{first}"), "");
+    let cert = tls_fixture("server.pem");
+    let key = tls_fixture("server.key");
+    let server = Server::start_with(
+        &[&idx],
+        &[
+            "--tls-cert",
+            cert.to_str().unwrap(),
+            "--tls-key",
+            key.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        server.url.starts_with("https://127.0.0.1:"),
+        "{}",
+        server.url
+    );
+    // Plain HTTP to the TLS port gets no answer and does not stop the server.
+    let mut s = TcpStream::connect(&server.addr).unwrap();
+    let _ = s.write_all(b"GET /range/00000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    let mut junk = Vec::new();
+    let _ = s.read_to_end(&mut junk);
+    assert!(!junk.starts_with(b"HTTP/1.1 200"), "answered plain HTTP");
+    drop(s);
+    if !have_program("curl", "--version", "apt install curl") {
+        return;
+    }
+    let curl = |extra: &[&str]| {
+        std::process::Command::new("curl")
+            .args(["-sS", "--compressed"])
+            .args(extra)
+            .arg(format!("{}/range/{first}", server.url))
+            .output()
+            .unwrap()
+    };
+    let trusted = curl(&["--cacert", tls_fixture("ca.pem").to_str().unwrap()]);
+    assert!(trusted.status.success(), "{}", stderr_of(&trusted));
+    assert_eq!(trusted.stdout, want);
+    // Without the CA the certificate is not trusted (curl's exit 60).
+    let untrusted = curl(&[]);
+    assert_eq!(
+        untrusted.status.code(),
+        Some(60),
+        "{}",
+        stderr_of(&untrusted)
+    );
+    // A key that is not the certificate's, and a missing key file, are errors.
+    for (key, says) in [
+        (tls_fixture("ca.key"), "cannot be used together"),
+        (dir.path().join("nope.key"), "nope.key: cannot read"),
+    ] {
+        let r = veilkit()
+            .args(["-q", "breach", "serve", "--listen", "127.0.0.1:0", "-i"])
+            .arg(&idx)
+            .arg("--tls-cert")
+            .arg(&cert)
+            .arg("--tls-key")
+            .arg(&key)
+            .output()
+            .unwrap();
+        assert_eq!(r.status.code(), Some(2));
+        assert!(stderr_of(&r).contains(says), "{}", stderr_of(&r));
+    }
 }

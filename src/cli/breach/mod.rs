@@ -7,6 +7,7 @@ pub mod download;
 pub mod export_ranges;
 pub mod info;
 pub mod merge;
+pub mod okon;
 pub mod query;
 pub mod serve;
 pub mod update;
@@ -85,6 +86,8 @@ pub enum Command {
     Diff(diff::Args),
     #[command(about = serve::ABOUT, long_about = serve::LONG_ABOUT)]
     Serve(serve::Args),
+    #[command(about = okon::ABOUT, long_about = okon::LONG_ABOUT)]
+    Okon(okon::Args),
 }
 
 /// Runs `veilkit breach ...`.
@@ -101,6 +104,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         Command::Merge(a) => merge::run(a, global),
         Command::Diff(a) => diff::run(a, global),
         Command::Serve(a) => serve::run(a, global),
+        Command::Okon(a) => okon::run(a, global),
     }
 }
 

@@ -28,8 +28,12 @@ when absent; on a filter 1 (probably present) or 0.
 Give one index per hash kind (-i twice for SHA-1 and NTLM). Ranges need an exact index; \
 /check works on any tier. The server listens on the loopback interface unless --listen \
 says otherwise (it warns when the address is not a loopback one: anyone who reaches the \
-port can query). Requests are bounded: at most --max-connections at once (more wait in the \
-kernel's queue), request heads up to 8 KiB, 10 seconds to send one; only GET and HEAD. \
+port can query); with --tls-cert and --tls-key it speaks HTTPS (rustls, TLS 1.2 and 1.3). \
+Ranges carry a strong ETag of their content and the index's modification time as \
+Last-Modified; If-None-Match and If-Modified-Since are answered 304 (Not Modified), so \
+mirrors and `breach update` fetch only what changed. Bodies are gzipped when the client \
+accepts it; CORS preflights (OPTIONS) are answered as the public API does. Requests are bounded: at most --max-connections at once (more wait in the \
+kernel's queue), request heads up to 8 KiB, 10 seconds to send one; GET, HEAD and OPTIONS. \
 Malformed requests get a 400 answer, never a crash. SIGINT or SIGTERM stops the server \
 cleanly with status 0.";
 
@@ -88,6 +92,15 @@ pub struct Args {
     #[arg(long)]
     pub in_memory: bool,
 
+    /// Serve HTTPS with this certificate chain (PEM, the server's certificate first), as
+    /// openssl, mkcert or certbot write it; needs --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 RSA or SEC1 EC).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
     /// Start without verifying the indexes first (every checksum, about 1 s per GB):
     /// lookups still check the tables they read, but a damaged record would go
     /// unnoticed.
@@ -141,7 +154,29 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         ));
         indexes.push(index);
     }
-    let service = Service::new(indexes).map_err(anyhow::Error::new)?;
+    let mut service = Service::new(indexes).map_err(anyhow::Error::new)?;
+    // Ranges carry the newest index's modification time as Last-Modified.
+    if let Some(t) = args
+        .indexes
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+        .max()
+    {
+        service.set_last_modified(t);
+    }
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => {
+            let read = |p: &PathBuf| {
+                std::fs::read(p).with_context(|| format!("{}: cannot read", p.display()))
+            };
+            let config =
+                crate::breach::serve::tls_config(&read(cert)?, &read(key)?).with_context(|| {
+                    format!("--tls-cert {} --tls-key {}", cert.display(), key.display())
+                })?;
+            Some(config)
+        }
+        _ => None,
+    };
     let listener = bind(&args.listen)?;
     let local = listener.local_addr().context("listening socket")?;
     if !local.ip().is_loopback() {
@@ -151,9 +186,10 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     }
     // The address is printed even with --quiet: with port 0 it is the only way to know
     // it.
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let url = match local {
-        SocketAddr::V6(a) => format!("http://[{}]:{}", a.ip(), a.port()),
-        SocketAddr::V4(a) => format!("http://{a}"),
+        SocketAddr::V6(a) => format!("{scheme}://[{}]:{}", a.ip(), a.port()),
+        SocketAddr::V4(a) => format!("{scheme}://{a}"),
     };
     if global.quiet {
         super::super::report::line_error(&format!("listening on {url}"));
@@ -194,7 +230,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             let _ = tokio::signal::ctrl_c().await;
         }
     };
-    serve::run(listener, Arc::new(service), limits, stop).context("server")?;
+    serve::run(listener, Arc::new(service), limits, tls, stop).context("server")?;
     info(global, "stopped");
     Ok(Status::Success)
 }

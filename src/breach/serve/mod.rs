@@ -10,14 +10,18 @@ use super::HashKind;
 use super::format::Wide;
 use super::ranges;
 use super::tier::AnyIndex;
-use std::future::Future;
-use std::sync::Arc;
-use std::time::Duration;
+
+mod http;
+mod tls;
+
+pub use http::{Limits, run};
+pub use tls::{TlsError, tls_config};
 
 /// The indexes served: at most one per hash kind.
 pub struct Service {
     sha1: Option<AnyIndex>,
     ntlm: Option<AnyIndex>,
+    last_modified: Option<std::time::SystemTime>,
 }
 
 /// An answer: status, body and whether it may be cached.
@@ -69,6 +73,7 @@ impl Service {
         let mut s = Service {
             sha1: None,
             ntlm: None,
+            last_modified: None,
         };
         for i in indexes {
             let slot = match i.kind() {
@@ -84,6 +89,17 @@ impl Service {
             return Err(ServiceError::Empty);
         }
         Ok(s)
+    }
+
+    /// Sets the time the data last changed (the newest index's modification time), sent
+    /// as `Last-Modified` with ranges and compared with `If-Modified-Since`.
+    pub fn set_last_modified(&mut self, t: std::time::SystemTime) {
+        self.last_modified = Some(t);
+    }
+
+    /// See [`Service::set_last_modified`].
+    pub fn last_modified(&self) -> Option<std::time::SystemTime> {
+        self.last_modified
     }
 
     fn index(&self, kind: HashKind) -> Option<&AnyIndex> {
@@ -252,195 +268,6 @@ fn pad(kind: HashKind, body: &[u8], n: usize, random: &mut dyn FnMut() -> u64) -
     }
     lines.sort_unstable();
     lines.join(&b"\r\n"[..])
-}
-
-/// Limits of the HTTP server.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// Worker threads.
-    pub threads: usize,
-    /// Connections served at once; more wait in the kernel's backlog.
-    pub max_connections: usize,
-    /// Time to receive a request's headers (also the idle keep-alive limit).
-    pub header_timeout: Duration,
-    /// Largest request head, bytes.
-    pub max_head: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            max_connections: 1024,
-            header_timeout: Duration::from_secs(10),
-            max_head: 8192,
-        }
-    }
-}
-
-/// Serves `service` on `listener` until `stop` completes.
-pub fn run(
-    listener: std::net::TcpListener,
-    service: Arc<Service>,
-    limits: Limits,
-    stop: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    use http_body_util::Full;
-    use hyper::body::Bytes;
-    use hyper::server::conn::http1;
-    use hyper::service::service_fn;
-    use hyper_util::rt::{TokioIo, TokioTimer};
-
-    listener.set_nonblocking(true)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(limits.threads.max(1))
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::from_std(listener)?;
-        let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
-        tokio::pin!(stop);
-        loop {
-            let permit = tokio::select! {
-                _ = &mut stop => return Ok(()),
-                p = slots.clone().acquire_owned() => p.expect("the semaphore is never closed"),
-            };
-            let (stream, _) = tokio::select! {
-                _ = &mut stop => return Ok(()),
-                a = listener.accept() => match a {
-                    Ok(a) => a,
-                    // Out of descriptors and the like: wait a little, keep serving.
-                    Err(_) => {
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                        continue;
-                    }
-                },
-            };
-            let _ = stream.set_nodelay(true);
-            let service = service.clone();
-            tokio::spawn(async move {
-                let seed = std::cell::Cell::new(rand_seed());
-                let handler = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                    let padding = req
-                        .headers()
-                        .get("add-padding")
-                        .and_then(|v| v.to_str().ok())
-                        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-                    let mut random = || {
-                        let mut x = seed.get();
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        seed.set(x);
-                        x
-                    };
-                    let mut reply = service.respond(
-                        req.method().as_str(),
-                        req.uri().path(),
-                        req.uri().query(),
-                        padding,
-                        &mut random,
-                    );
-                    let header = |name: &str| {
-                        req.headers()
-                            .get(name)
-                            .and_then(|v| v.to_str().ok())
-                            .unwrap_or("")
-                    };
-                    if let Some(tag) = &reply.etag
-                        && etag_matches(header("if-none-match"), tag)
-                    {
-                        reply.status = 304;
-                        reply.body.clear();
-                    }
-                    // Every 200 when asked, empty bodies included, as the public API does
-                    // (hibp-downloader refuses a body that is not gzip when it asked for it).
-                    let gzip = reply.status == 200 && accepts_gzip(header("accept-encoding"));
-                    let mut response = hyper::Response::builder()
-                        .status(reply.status)
-                        .header("content-type", "text/plain")
-                        .header("access-control-allow-origin", "*")
-                        .header("vary", "Add-Padding, Accept-Encoding");
-                    if reply.status == 204 {
-                        response = response
-                            .header("access-control-allow-methods", "GET")
-                            .header("access-control-allow-headers", "Add-Padding")
-                            .header("access-control-max-age", "86400");
-                    }
-                    if let Some(tag) = &reply.etag {
-                        response = response.header("etag", tag.as_str());
-                    }
-                    if gzip {
-                        reply.body = gzip_body(&reply.body);
-                        response = response.header("content-encoding", "gzip");
-                    }
-                    response = if reply.cacheable {
-                        response.header("cache-control", "public, max-age=2678400")
-                    } else {
-                        response.header("cache-control", "no-store")
-                    };
-                    if reply.status == 405 {
-                        response = response.header("allow", "GET, HEAD, OPTIONS");
-                    }
-                    let response = response
-                        .body(Full::new(Bytes::from(reply.body)))
-                        .expect("static header names and values");
-                    std::future::ready(Ok::<_, std::convert::Infallible>(response))
-                });
-                let _ = http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(limits.header_timeout)
-                    .max_buf_size(limits.max_head.max(8192))
-                    .keep_alive(true)
-                    .serve_connection(TokioIo::new(stream), handler)
-                    .await;
-                drop(permit);
-            });
-        }
-    })
-}
-
-/// Whether `If-None-Match` (a list of entity tags, or `*`) matches `tag`, compared
-/// weakly as RFC 9110 says for this header.
-fn etag_matches(if_none_match: &str, tag: &str) -> bool {
-    let bare = |t: &str| t.trim().trim_start_matches("W/").to_string();
-    if_none_match
-        .split(',')
-        .any(|t| t.trim() == "*" || bare(t) == bare(tag))
-}
-
-/// Whether `Accept-Encoding` accepts gzip (not with q=0).
-fn accepts_gzip(accept: &str) -> bool {
-    accept.split(',').any(|part| {
-        let mut it = part.split(';');
-        let coding = it.next().unwrap_or("").trim();
-        let q_zero = it.any(|p| {
-            p.trim()
-                .strip_prefix("q=")
-                .and_then(|q| q.trim().parse::<f32>().ok())
-                == Some(0.0)
-        });
-        (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !q_zero
-    })
-}
-
-/// `body` gzipped, fast (range bodies are hex: level 1 is within a few percent of the
-/// best ratio at a fraction of the time).
-fn gzip_body(body: &[u8]) -> Vec<u8> {
-    use std::io::Write;
-    let mut e = flate2::write::GzEncoder::new(
-        Vec::with_capacity(body.len() / 2),
-        flate2::Compression::fast(),
-    );
-    e.write_all(body).expect("writing to memory");
-    e.finish().expect("writing to memory")
-}
-
-/// A seed for padding suffixes (not secret: padding hides sizes, not content).
-fn rand_seed() -> u64 {
-    let mut b = [0u8; 8];
-    let _ = getrandom::fill(&mut b);
-    u64::from_le_bytes(b) | 1
 }
 
 #[cfg(test)]

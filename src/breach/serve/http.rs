@@ -1,0 +1,256 @@
+//! The HTTP layer of the range server: hyper's HTTP/1.1 on a tokio runtime, over TCP or
+//! TLS, with bounded connections, header sizes and time limits; conditional requests,
+//! gzip and CORS around [`Service::respond`].
+
+use super::Service;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Limits of the HTTP server.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Worker threads.
+    pub threads: usize,
+    /// Connections served at once; more wait in the kernel's backlog.
+    pub max_connections: usize,
+    /// Time to receive a request's headers (also the idle keep-alive limit).
+    pub header_timeout: Duration,
+    /// Largest request head, bytes.
+    pub max_head: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            max_connections: 1024,
+            header_timeout: Duration::from_secs(10),
+            max_head: 8192,
+        }
+    }
+}
+
+/// Serves `service` on `listener` until `stop` completes: HTTPS with `tls`, else plain
+/// HTTP.
+pub fn run(
+    listener: std::net::TcpListener,
+    service: Arc<Service>,
+    limits: Limits,
+    tls: Option<Arc<rustls::ServerConfig>>,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use http_body_util::Full;
+    use hyper::body::Bytes;
+    use hyper::server::conn::http1;
+    use hyper::service::service_fn;
+    use hyper_util::rt::{TokioIo, TokioTimer};
+
+    listener.set_nonblocking(true)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(limits.threads.max(1))
+        .enable_all()
+        .build()?;
+    let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+        tokio::pin!(stop);
+        loop {
+            let permit = tokio::select! {
+                _ = &mut stop => return Ok(()),
+                p = slots.clone().acquire_owned() => p.expect("the semaphore is never closed"),
+            };
+            let (stream, _) = tokio::select! {
+                _ = &mut stop => return Ok(()),
+                a = listener.accept() => match a {
+                    Ok(a) => a,
+                    // Out of descriptors and the like: wait a little, keep serving.
+                    Err(_) => {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        continue;
+                    }
+                },
+            };
+            let _ = stream.set_nodelay(true);
+            let service = service.clone();
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let seed = std::cell::Cell::new(rand_seed());
+                let handler = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                    let padding = req
+                        .headers()
+                        .get("add-padding")
+                        .and_then(|v| v.to_str().ok())
+                        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+                    let mut random = || {
+                        let mut x = seed.get();
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        seed.set(x);
+                        x
+                    };
+                    let mut reply = service.respond(
+                        req.method().as_str(),
+                        req.uri().path(),
+                        req.uri().query(),
+                        padding,
+                        &mut random,
+                    );
+                    let header = |name: &str| {
+                        req.headers()
+                            .get(name)
+                            .and_then(|v| v.to_str().ok())
+                            .unwrap_or("")
+                    };
+                    let modified = reply
+                        .etag
+                        .as_ref()
+                        .and(service.last_modified())
+                        .map(httpdate::HttpDate::from);
+                    if reply.status == 200
+                        && not_modified(
+                            reply.etag.as_deref(),
+                            modified,
+                            header("if-none-match"),
+                            header("if-modified-since"),
+                        )
+                    {
+                        reply.status = 304;
+                        reply.body.clear();
+                    }
+                    // Every 200 when asked, empty bodies included, as the public API does
+                    // (hibp-downloader refuses a body that is not gzip when it asked for it).
+                    let gzip = reply.status == 200 && accepts_gzip(header("accept-encoding"));
+                    let mut response = hyper::Response::builder()
+                        .status(reply.status)
+                        .header("content-type", "text/plain")
+                        .header("access-control-allow-origin", "*")
+                        .header("vary", "Add-Padding, Accept-Encoding");
+                    if reply.status == 204 {
+                        response = response
+                            .header("access-control-allow-methods", "GET")
+                            .header("access-control-allow-headers", "Add-Padding")
+                            .header("access-control-max-age", "86400");
+                    }
+                    if let Some(tag) = &reply.etag {
+                        response = response.header("etag", tag.as_str());
+                    }
+                    if let Some(m) = modified {
+                        response = response.header("last-modified", m.to_string());
+                    }
+                    if gzip {
+                        reply.body = gzip_body(&reply.body);
+                        response = response.header("content-encoding", "gzip");
+                    }
+                    response = if reply.cacheable {
+                        response.header("cache-control", "public, max-age=2678400")
+                    } else {
+                        response.header("cache-control", "no-store")
+                    };
+                    if reply.status == 405 {
+                        response = response.header("allow", "GET, HEAD, OPTIONS");
+                    }
+                    let response = response
+                        .body(Full::new(Bytes::from(reply.body)))
+                        .expect("static header names and values");
+                    std::future::ready(Ok::<_, std::convert::Infallible>(response))
+                });
+                let mut http = http1::Builder::new();
+                http.timer(TokioTimer::new())
+                    .header_read_timeout(limits.header_timeout)
+                    .max_buf_size(limits.max_head.max(8192))
+                    .keep_alive(true);
+                match acceptor {
+                    None => {
+                        let _ = http.serve_connection(TokioIo::new(stream), handler).await;
+                    }
+                    Some(acceptor) => {
+                        // The handshake has the same time limit as a request head, so a
+                        // silent client cannot hold a connection slot.
+                        let handshake =
+                            tokio::time::timeout(limits.header_timeout, acceptor.accept(stream));
+                        if let Ok(Ok(tls)) = handshake.await {
+                            let _ = http.serve_connection(TokioIo::new(tls), handler).await;
+                        }
+                    }
+                }
+                drop(permit);
+            });
+        }
+    })
+}
+
+/// Whether a conditional request is answered 304, as RFC 9110 (13.2.2) orders the
+/// preconditions: `If-None-Match` when present, else `If-Modified-Since` (a date not
+/// before the data's).
+fn not_modified(
+    etag: Option<&str>,
+    modified: Option<httpdate::HttpDate>,
+    if_none_match: &str,
+    if_modified_since: &str,
+) -> bool {
+    if !if_none_match.trim().is_empty() {
+        return etag.is_some_and(|tag| etag_matches(if_none_match, tag));
+    }
+    match (
+        modified,
+        httpdate::parse_http_date(if_modified_since.trim()),
+    ) {
+        (Some(m), Ok(since)) => std::time::SystemTime::from(m) <= since,
+        _ => false,
+    }
+}
+
+/// Whether `If-None-Match` (a list of entity tags, or `*`) matches `tag`, compared
+/// weakly as RFC 9110 says for this header.
+fn etag_matches(if_none_match: &str, tag: &str) -> bool {
+    let bare = |t: &str| t.trim().trim_start_matches("W/").to_string();
+    if_none_match
+        .split(',')
+        .any(|t| t.trim() == "*" || bare(t) == bare(tag))
+}
+
+/// Whether `Accept-Encoding` accepts gzip (not with q=0).
+fn accepts_gzip(accept: &str) -> bool {
+    accept.split(',').any(|part| {
+        let mut it = part.split(';');
+        let coding = it.next().unwrap_or("").trim();
+        let q_zero = it.any(|p| {
+            p.trim()
+                .strip_prefix("q=")
+                .and_then(|q| q.trim().parse::<f32>().ok())
+                == Some(0.0)
+        });
+        (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !q_zero
+    })
+}
+
+/// `body` gzipped, fast (range bodies are hex: level 1 is within a few percent of the
+/// best ratio at a fraction of the time).
+fn gzip_body(body: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    // An empty range is common (a small or partial index) and its gzip form is always the
+    // same: a compressor costs a few hundred kilobytes of zeroing to set up.
+    static EMPTY: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| {
+        let e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.finish().expect("writing to memory")
+    });
+    if body.is_empty() {
+        return EMPTY.clone();
+    }
+    let mut e = flate2::write::GzEncoder::new(
+        Vec::with_capacity(body.len() / 2),
+        flate2::Compression::fast(),
+    );
+    e.write_all(body).expect("writing to memory");
+    e.finish().expect("writing to memory")
+}
+
+/// A seed for padding suffixes (not secret: padding hides sizes, not content).
+fn rand_seed() -> u64 {
+    let mut b = [0u8; 8];
+    let _ = getrandom::fill(&mut b);
+    u64::from_le_bytes(b) | 1
+}
