@@ -22,6 +22,9 @@ _veilkit() {
             veilkit,breach)
                 cmd="veilkit__subcmd__breach"
                 ;;
+            veilkit,completions)
+                cmd="veilkit__subcmd__completions"
+                ;;
             veilkit,decode)
                 cmd="veilkit__subcmd__decode"
                 ;;
@@ -33,6 +36,9 @@ _veilkit() {
                 ;;
             veilkit,keys)
                 cmd="veilkit__subcmd__keys"
+                ;;
+            veilkit,man)
+                cmd="veilkit__subcmd__man"
                 ;;
             veilkit,nonce)
                 cmd="veilkit__subcmd__nonce"
@@ -116,7 +122,7 @@ _veilkit() {
 
     case "${cmd}" in
         veilkit)
-            opts="-q -h -V --quiet --help --version keygen keys breach encode decode reencode nonce records bench"
+            opts="-q -h -V --quiet --help --version keygen keys breach encode decode reencode nonce records bench completions man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -382,7 +388,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__query)
-            opts="-i -q -h -V --index --filter --passwords --quiet --help --version"
+            opts="-i -q -h -V --index --filter --passwords --keep-going --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -494,6 +500,20 @@ _veilkit() {
         veilkit__subcmd__breach__subcmd__verify)
             opts="-q -h -V --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__completions)
+            opts="-q -h -V --quiet --help --version bash elvish fish powershell zsh"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -669,6 +689,20 @@ _veilkit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        veilkit__subcmd__man)
+            opts="-q -h -V --force --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         veilkit__subcmd__nonce)
             opts="-n -q -h -V --kind --bits --count --machine-id --state --format --decrypt --key-file --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -730,7 +764,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__append)
-            opts="-q -h -V --no-header --key-file --passphrase --passphrase-file --previous-commit --quiet --help --version"
+            opts="-q -h -V --no-header --key-file --passphrase --passphrase-file --weak-ok --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -794,7 +828,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__delete)
-            opts="-q -h -V --keys --key-file --passphrase --passphrase-file --previous-commit --quiet --help --version"
+            opts="-q -h -V --keys --key-file --passphrase --passphrase-file --weak-ok --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -862,7 +896,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__get)
-            opts="-q -h -V --record --keys --header --key-file --passphrase --passphrase-file --previous-commit --quiet --help --version"
+            opts="-q -h -V --record --keys --header --key-file --passphrase --passphrase-file --weak-ok --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -892,7 +926,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__info)
-            opts="-q -h -V --key-file --passphrase --passphrase-file --previous-commit --quiet --help --version"
+            opts="-q -h -V --key-file --passphrase --passphrase-file --weak-ok --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -914,7 +948,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__open)
-            opts="-o -f -q -h -V --output --force --key-file --passphrase --passphrase-file --previous-commit --quiet --help --version"
+            opts="-o -f -q -h -V --output --force --key-file --passphrase --passphrase-file --weak-ok --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -944,7 +978,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__rekey)
-            opts="-q -h -V --add-key-file --add-passphrase --add-passphrase-file --remove-key --remove-passphrase --rotate-data-key --key-file --passphrase --passphrase-file --previous-commit --argon2-memory --argon2-passes --quiet --help --version"
+            opts="-q -h -V --add-key-file --add-passphrase --add-passphrase-file --remove-key --remove-passphrase --rotate-data-key --key-file --passphrase --passphrase-file --weak-ok --previous-commit --argon2-memory --argon2-passes --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -986,7 +1020,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__seal)
-            opts="-o -k -f -q -h -V --output --input-format --key-field --no-header --page-size --force --key-file --passphrase --passphrase-file --argon2-memory --argon2-passes --quiet --help --version"
+            opts="-o -k -f -q -h -V --output --input-format --key-field --no-header --page-size --force --key-file --passphrase --passphrase-file --weak-ok --argon2-memory --argon2-passes --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1040,7 +1074,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__verify)
-            opts="-q -h -V --key-file --passphrase --passphrase-file --previous-commit --quiet --help --version"
+            opts="-q -h -V --key-file --passphrase --passphrase-file --weak-ok --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -24,7 +24,7 @@ function __fish_veilkit_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c veilkit -n "__fish_veilkit_needs_command" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_needs_command" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_needs_command" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "keygen" -d 'Generate a master key, or add a new current key to a keyring'
@@ -36,17 +36,19 @@ complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "reencode" -d 'Rewri
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "nonce" -d 'Make unique counter, sortable or encrypted nonces of 64, 96 or 128 bits'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "records" -d 'Encrypt record files at rest and still fetch one record by key in microseconds'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "bench" -d 'Measure ids, nonces, codecs, breach lookups and record files on this machine'
+complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "completions" -d 'Print the completion script for a shell'
+complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "man" -d 'Print the manual page, or write every page into a directory'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s o -l output -d 'Write the key to FILE (created 0600, atomically) instead of standard output' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -l add -d 'Append a new key to the keyring FILE; it becomes the current key' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s f -l force -d 'Replace FILE if it exists'
-complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keygen" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
-complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand keys" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download update query check info verify export-ranges merge diff serve okon" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download update query check info verify export-ranges merge diff serve okon" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download update query check info verify export-ranges merge diff serve okon" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download update query check info verify export-ranges merge diff serve okon" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and not __fish_seen_subcommand_from build download update query check info verify export-ranges merge diff serve okon" -f -a "build" -d 'Build a dump (file, stdin or per-prefix directory) into an index'
@@ -71,7 +73,7 @@ filter-small\t'Binary fuse filter, 8-bit fingerprints (1.13 bytes per hash, no c
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -l threads -d 'Threads building filter shards [default: the number of processors]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -l allow-partial -d 'Build from a per-prefix directory that lacks range files (an interrupted download): the index is marked partial, and `info` and `query` say so'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s f -l force -d 'Replace INDEX if it exists'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s o -l output -d 'The index to write' -r -F
@@ -88,7 +90,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l cacert -d 'Extra trusted certificates (PEM file), beside the system\'s' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l threads -d 'Threads building filter shards [default: the number of processors]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s f -l force -d 'Replace INDEX if it exists'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -s o -l output -d 'Write the new index here instead of replacing INDEX' -r -F
@@ -99,38 +101,39 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -l cacert -d 'Extra trusted certificates (PEM file), beside the system\'s' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -l json -d 'Print the summary as one JSON object on standard output'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -s f -l force -d 'Replace NEW if it exists'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -s i -l index -d 'The index [default: none; only --passwords works without one]' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -l filter -d 'A filter built from INDEX (`breach build --tier filter INDEX`), read into memory: hashes it rules out are answered without touching INDEX' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -l passwords -d 'Read passwords from standard input instead of hashes'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -l keep-going -d 'Go on past a bad line: it is reported on stderr with its number and answered `?`, so output lines stay aligned with input lines; the status is 2 at the end'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from query" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from check" -s i -l index -d 'The index [default: the embedded list of common passwords]' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from check" -l filter -d 'A filter built from INDEX, read into memory: passwords it rules out are answered without touching INDEX' -r -F
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from info" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from info" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from info" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from info" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from verify" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from export-ranges" -s i -l index -d 'The index' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from export-ranges" -s o -l output -d 'The directory to create' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from export-ranges" -l skip-empty -d 'Write files only for prefixes that hold hashes'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from export-ranges" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from export-ranges" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from export-ranges" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from export-ranges" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from merge" -s o -l output -d 'The new index' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from merge" -s f -l force -d 'Replace NEW_INDEX if it exists'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from merge" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from merge" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from merge" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from merge" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from diff" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from diff" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from diff" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s i -l index -d 'An index to serve (give -i twice for a SHA-1 and an NTLM index)' -r -F
@@ -141,12 +144,12 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l tls-key -d 'The private key of --tls-cert (PEM: PKCS#8, PKCS#1 RSA or SEC1 EC)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l in-memory -d 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l no-verify -d 'Start without verifying the indexes first (every checksum, about 1 s per GB): lookups still check the tables they read, but a damaged record would go unnoticed'
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from okon" -l path -d 'The SHA-1 index (any tier; any file name)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from okon" -l hash -d 'The SHA-1 hash, 40 hex digits in either case' -r
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from okon" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from okon" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from okon" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from okon" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l scheme -d 'The construction: see veilkit-encode(1) and docs/IDS.md' -r -f -a "uuid\t'Feistel network with AES-128 rounds, output a version-8 UUID (ids < 2^60)'
@@ -167,7 +170,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l key-file -d '
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l stored-nonce -d 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected'
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l keep-going -d 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -l random-nonce -d 'Stored-nonce form with a fresh random nonce per id; prints `ID NONCE OPAQUE` (or, with --field, writes the nonce into --nonce-field). Store the nonce'
-complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand encode" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l scheme -d 'The construction: see veilkit-encode(1) and docs/IDS.md' -r -f -a "uuid\t'Feistel network with AES-128 rounds, output a version-8 UUID (ids < 2^60)'
@@ -188,7 +191,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l key-file -d '
 complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l key-id -d 'The key that decodes stored-nonce aes128 and cycle-walk ids, which cannot name their key [default: the current key]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l stored-nonce -d 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected'
 complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -l keep-going -d 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand decode" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l scheme -d 'The construction: see veilkit-encode(1) and docs/IDS.md' -r -f -a "uuid\t'Feistel network with AES-128 rounds, output a version-8 UUID (ids < 2^60)'
@@ -209,7 +212,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l key-file -d
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l key-id -d 'The key that made stored-nonce aes128 and cycle-walk ids, which cannot name their key [default: the current key]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l stored-nonce -d 'The stored-nonce form: input lines are `ID NONCE` (decimal), and decode prints `ID NONCE`. Carries no redundancy: forged ids cannot be rejected'
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l keep-going -d 'Report each bad line on stderr, write an empty line in its place, go on, and exit 2 at the end (default: stop at the first bad line)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l kind -d 'The kind of nonce' -r -f -a "counter\t'Unique and predictable'
@@ -228,10 +231,10 @@ decimal\t'Decimal'
 binary\t'Raw big-endian bytes, back to back'"
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l decrypt -d 'Read encrypted nonces (in --format) from stdin and print the counter values they were made from'
-complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s V -l version -d 'Print version'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and not __fish_seen_subcommand_from seal open get append delete rekey verify info encrypt-fields decrypt-fields" -f -a "seal" -d 'Seal a record file (lines, CSV, TSV, JSON lines) into an encrypted one'
@@ -258,7 +261,8 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l no-header -d 'CSV/TSV input has no header row'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s f -l force -d 'Replace FILE if it exists'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l weak-ok -d 'Accept a new passphrase that is among the 30,000 most common passwords (refused otherwise, with its rank)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s o -l output -d 'Write to OUT instead of standard output' -r -F
@@ -266,8 +270,9 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s f -l force -d 'Replace OUT if it exists'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -l weak-ok -d 'Accept a new passphrase that is among the 30,000 most common passwords (refused otherwise, with its rank)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -l previous-commit -d 'For a format-1 file whose newer header copy is damaged: use the intact copy, which may hold the commit before the last (its changes would then be missing)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from open" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l record -d 'Fetch the N-th current record (from 1); repeatable' -r
@@ -276,24 +281,27 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l header -d 'Print the input\'s header row first (CSV and TSV files)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l weak-ok -d 'Accept a new passphrase that is among the 30,000 most common passwords (refused otherwise, with its rank)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -l previous-commit -d 'For a format-1 file whose newer header copy is damaged: use the intact copy, which may hold the commit before the last (its changes would then be missing)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from get" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l no-header -d 'CSV/TSV INPUT has no header row'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l weak-ok -d 'Accept a new passphrase that is among the 30,000 most common passwords (refused otherwise, with its rank)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -l previous-commit -d 'For a format-1 file whose newer header copy is damaged: use the intact copy, which may hold the commit before the last (its changes would then be missing)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from append" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l keys -d 'Read keys from PATH, one per line (`-` for standard input)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l weak-ok -d 'Accept a new passphrase that is among the 30,000 most common passwords (refused otherwise, with its rank)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -l previous-commit -d 'For a format-1 file whose newer header copy is damaged: use the intact copy, which may hold the commit before the last (its changes would then be missing)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l add-key-file -d 'Add a slot for the current key of this key file' -r -F
@@ -307,22 +315,25 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l remove-passphrase -d 'Remove every passphrase slot'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l rotate-data-key -d 'Rewrite the file under a new data key'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l weak-ok -d 'Accept a new passphrase that is among the 30,000 most common passwords (refused otherwise, with its rank)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -l previous-commit -d 'For a format-1 file whose newer header copy is damaged: use the intact copy, which may hold the commit before the last (its changes would then be missing)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from rekey" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -l weak-ok -d 'Accept a new passphrase that is among the 30,000 most common passwords (refused otherwise, with its rank)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -l previous-commit -d 'For a format-1 file whose newer header copy is damaged: use the intact copy, which may hold the commit before the last (its changes would then be missing)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from verify" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -l passphrase-file -d 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -l passphrase -d 'Ask for a passphrase at a hidden prompt on the terminal (twice when it makes a new key slot)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -l weak-ok -d 'Accept a new passphrase that is among the 30,000 most common passwords (refused otherwise, with its rank)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -l previous-commit -d 'For a format-1 file whose newer header copy is damaged: use the intact copy, which may hold the commit before the last (its changes would then be missing)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from info" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s o -l output -d 'Write to OUT instead of standard output' -r -F
@@ -334,7 +345,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -l no-header -d 'The input has no header row (columns are then numbers)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s f -l force -d 'Replace OUT if it exists'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from encrypt-fields" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s o -l output -d 'Write to OUT instead of standard output' -r -F
@@ -346,7 +357,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l no-header -d 'The input has no header row (columns are then numbers)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s f -l force -d 'Replace OUT if it exists'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l threads -d 'Thread counts for the nonce table, comma-separated; `max` is every core' -r
@@ -355,6 +366,13 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l quick -d 'Smal
 complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l full -d 'The published workload sizes (minutes)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l json -d 'Print JSON (schema in docs/BENCH.md) instead of tables'
 complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l tiny -d 'A handful of iterations (tests of the output\'s shape; figures mean nothing)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -s q -l quiet -d 'Silence progress bars and informational messages (errors and warnings still show)'
+complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand completions" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
+complete -c veilkit -n "__fish_veilkit_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand man" -l force -d 'Replace pages that are already there'
+complete -c veilkit -n "__fish_veilkit_using_subcommand man" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
+complete -c veilkit -n "__fish_veilkit_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand man" -s V -l version -d 'Print version'

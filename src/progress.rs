@@ -10,6 +10,8 @@ pub trait Progress {
     fn advance(&self, _delta: u64) {}
     /// A short description of the current phase.
     fn phase(&self, _what: &str) {}
+    /// `bytes` more were received over the network (downloads), for a rate in MB/s.
+    fn transferred(&self, _bytes: u64) {}
 }
 
 /// Discards progress.

@@ -70,6 +70,8 @@ pub struct Summary {
     pub lines: u64,
     /// Lines found (count or rank above 0).
     pub found: u64,
+    /// Bad lines answered `?` ([`run_keep_going`]).
+    pub bad: u64,
 }
 
 /// The input kind.
@@ -93,6 +95,34 @@ pub fn run(
     reader: &mut dyn Read,
     output: &mut dyn Write,
 ) -> Result<Summary, QueryError> {
+    run_inner(source, input, reader, output, None)
+}
+
+/// What [`run_keep_going`] calls with each bad line's number and problem.
+pub type OnBad<'a> = &'a mut dyn FnMut(u64, &LineProblem);
+
+/// Answers every line of `input`, in order, going on past bad lines: each is answered
+/// `?` (so that output lines stay aligned with input lines) and handed to `on_bad` with
+/// its number. Errors of reading, writing and the index still stop it.
+pub fn run_keep_going(
+    source: Source<'_>,
+    input: Input,
+    reader: &mut dyn Read,
+    output: &mut dyn Write,
+    on_bad: OnBad<'_>,
+) -> Result<Summary, QueryError> {
+    run_inner(source, input, reader, output, Some(on_bad))
+}
+
+fn run_inner(
+    source: Source<'_>,
+    input: Input,
+    reader: &mut dyn Read,
+    output: &mut dyn Write,
+    mut on_bad: Option<OnBad<'_>>,
+) -> Result<Summary, QueryError> {
+    // Positions in the batch of lines answered `?`.
+    let mut bad: Vec<usize> = Vec::new();
     let mut blocks = crate::streams::LineBlocks::new(reader);
     let mut out: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
     let mut summary = Summary::default();
@@ -119,6 +149,7 @@ pub fn run(
         while ends.peek().is_some() && pending.is_none() {
             lines.clear();
             hashes.clear();
+            bad.clear();
             for end in ends.by_ref().take(BATCH) {
                 let mut line = &buf[pos..end];
                 if let [rest @ .., b'\r'] = line {
@@ -129,6 +160,15 @@ pub fn run(
                 let parsed = parse_line(source, input, line);
                 match parsed {
                     Ok(h) => hashes.push(h),
+                    Err(problem) if on_bad.is_some() => {
+                        let number = summary.lines + lines.len() as u64;
+                        if let Some(f) = on_bad.as_mut() {
+                            f(number, &problem);
+                        }
+                        // A placeholder looked up with the rest; its answer is `?`.
+                        bad.push(hashes.len());
+                        hashes.push(Wide::default());
+                    }
                     Err(problem) => {
                         pending = Some(QueryError::Line {
                             line: summary.lines + lines.len() as u64,
@@ -153,7 +193,14 @@ pub fn run(
                 Source::Common => HashKind::Sha1,
             };
             let mut num = itoa::Buffer::new();
-            for (h, &c) in hashes.iter().zip(counts.iter()) {
+            let mut next_bad = bad.iter().copied().peekable();
+            for (i, (h, &c)) in hashes.iter().zip(counts.iter()).enumerate() {
+                if next_bad.peek() == Some(&i) {
+                    next_bad.next();
+                    out.extend_from_slice(b"?\n");
+                    summary.bad += 1;
+                    continue;
+                }
                 if input == Input::Hashes {
                     let mut hex = [0u8; 40];
                     kind.write_hex(h, &mut hex);

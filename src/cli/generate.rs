@@ -91,6 +91,8 @@ fn extra_for(path: &[&str]) -> ManExtra {
         ["keys"] => super::keys::MAN,
         ["breach"] => super::breach::MAN,
         ["breach", "build"] => super::breach::build::MAN,
+        ["breach", "download"] => super::breach::download::MAN,
+        ["breach", "update"] => super::breach::update::MAN,
         ["breach", "query"] => super::breach::query::MAN,
         ["breach", "check"] => super::breach::check::MAN,
         ["breach", "info"] => super::breach::info::MAN,
@@ -116,6 +118,8 @@ fn extra_for(path: &[&str]) -> ManExtra {
         ["records", "encrypt-fields"] => super::records::encrypt_fields::MAN,
         ["records", "decrypt-fields"] => super::records::decrypt_fields::MAN,
         ["bench"] => super::bench::MAN,
+        ["completions"] => super::completions::MAN,
+        ["man"] => super::man::MAN,
         _ => TOP,
     }
 }

@@ -9,12 +9,14 @@
 pub mod bench;
 pub mod breach;
 pub mod codec;
+pub mod completions;
 pub mod decode;
 pub mod encode;
 pub mod generate;
 pub mod keygen;
 pub mod keys;
 pub mod keysource;
+pub mod man;
 pub mod nonce;
 pub mod output;
 pub mod records;
@@ -84,7 +86,9 @@ file is expected. See the veilkit-<subcommand>(1) man pages for details.";
     max_term_width = 100
 )]
 pub struct Cli {
-    /// Silence progress bars and informational messages (errors and warnings still show).
+    /// Print nothing but errors and warnings: no progress bars or informational messages,
+    /// and for the lookups whose exit status answers (breach query, records get) no
+    /// answers either, as grep -q.
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
@@ -113,6 +117,10 @@ pub enum Command {
     Records(records::Args),
     #[command(about = bench::ABOUT, long_about = bench::LONG_ABOUT)]
     Bench(bench::Args),
+    #[command(about = completions::ABOUT, long_about = completions::LONG_ABOUT)]
+    Completions(completions::Args),
+    #[command(about = man::ABOUT, long_about = man::LONG_ABOUT)]
+    Man(man::Args),
 }
 
 /// `veilkit breach query` alone: the one-shot lookup is the command whose start-up time
@@ -167,6 +175,7 @@ fn arguments() -> Vec<std::ffi::OsString> {
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     if let Some((global, args)) = fast_query() {
+        report::QUIET.store(global.quiet, std::sync::atomic::Ordering::Relaxed);
         return match breach::query::run(&args, global) {
             Ok(status) => status.into(),
             Err(err) => report::error(&err).into(),
@@ -177,6 +186,7 @@ pub fn main() -> ExitCode {
         Err(e) => return report::clap_error(e).into(),
     };
     let global = Global { quiet: cli.quiet };
+    report::QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     let result = match cli.command {
         Command::Keygen(args) => keygen::run(&args, global),
         Command::Keys(args) => keys::run(&args, global),
@@ -187,6 +197,8 @@ pub fn main() -> ExitCode {
         Command::Nonce(args) => nonce::run(&args, global),
         Command::Records(args) => records::run(&args, global),
         Command::Bench(args) => bench::run(&args, global),
+        Command::Completions(args) => completions::run(&args, global),
+        Command::Man(args) => man::run(&args, global),
     };
     match result {
         Ok(status) => status.into(),

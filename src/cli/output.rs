@@ -9,6 +9,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, LineWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Capacity of the buffers on stdin and stdout when they are not terminals.
 pub const STREAM_BUFFER: usize = 1 << 16;
@@ -106,6 +108,10 @@ pub fn take_stdin(what: &'static str) -> anyhow::Result<()> {
             "give one of them in a file (or as /dev/fd/N from another descriptor)",
         )),
         _ => {
+            // A command waiting on a terminal says so once, as it may look hung.
+            if taken.is_none() && what == "the input" && io::stdin().is_terminal() {
+                super::report::notice("reading standard input from the terminal (Ctrl-D ends it)");
+            }
             *taken = Some(what);
             Ok(())
         }
@@ -256,7 +262,11 @@ impl Destination {
 
 /// A progress bar on stderr when it is a terminal and `--quiet` is off; otherwise
 /// hidden. Implements the library's [`Progress`] callback.
-pub struct Bar(ProgressBar);
+pub struct Bar {
+    bar: ProgressBar,
+    /// Bytes received over the network (download bars).
+    wire: Arc<AtomicU64>,
+}
 
 impl Bar {
     /// A bar counting bytes (with throughput and ETA).
@@ -268,12 +278,21 @@ impl Bar {
         )
     }
 
-    /// A bar counting items.
+    /// A bar counting items, with an integer rate (`1.8M/s`).
     pub fn items(global: super::Global, what: &str) -> Bar {
         Bar::new(
             global,
             what,
-            "{msg} [{bar:32}] {human_pos}/{human_len} {per_sec} eta {eta}",
+            "{msg} [{bar:32}] {human_pos}/{human_len} {rate} eta {eta}",
+        )
+    }
+
+    /// A bar counting ranges of a download: ranges done, ranges/s, MB/s received, ETA.
+    pub fn ranges(global: super::Global, what: &str) -> Bar {
+        Bar::new(
+            global,
+            what,
+            "{msg} [{bar:32}] {human_pos}/{human_len} ranges {rate} {wire} eta {eta}",
         )
     }
 
@@ -284,46 +303,106 @@ impl Bar {
         } else {
             ProgressBar::hidden()
         };
+        let wire = Arc::new(AtomicU64::new(0));
         // The template uses no colour, so NO_COLOR needs nothing more here.
         if let Ok(style) = ProgressStyle::with_template(template) {
-            pb.set_style(style.progress_chars("=> "));
+            let seen = wire.clone();
+            let style = style
+                .progress_chars("=> ")
+                .with_key(
+                    "rate",
+                    |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{}/s", human_rate(s.per_sec()));
+                    },
+                )
+                .with_key(
+                    "wire",
+                    move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let secs = s.elapsed().as_secs_f64();
+                        let bytes = seen.load(Ordering::Relaxed) as f64;
+                        let mb = if secs > 0.0 { bytes / secs / 1e6 } else { 0.0 };
+                        let _ = write!(w, "{mb:.1} MB/s");
+                    },
+                );
+            pb.set_style(style);
         }
         pb.set_message(what.to_string());
-        Bar(pb)
+        Bar { bar: pb, wire }
     }
 
     /// Starts over at zero with a new total (a new phase of work).
     pub fn restart(&self, total: u64) {
-        self.0.set_position(0);
-        self.0.set_length(total);
-        self.0.reset_eta();
+        self.bar.set_position(0);
+        self.bar.set_length(total);
+        self.bar.reset_eta();
     }
 
     /// Runs `f` with the bar hidden, so that output to the terminal is not garbled.
     pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
-        self.0.suspend(f)
+        self.bar.suspend(f)
     }
 
     /// Removes the bar from the terminal.
     pub fn finish(&self) {
-        self.0.finish_and_clear();
+        self.bar.finish_and_clear();
     }
 }
 
 impl Progress for Bar {
     fn set_total(&self, total: u64) {
-        self.0.set_length(total);
+        self.bar.set_length(total);
     }
     fn advance(&self, delta: u64) {
-        self.0.inc(delta);
+        self.bar.inc(delta);
     }
     fn phase(&self, what: &str) {
-        self.0.set_message(what.to_string());
+        self.bar.set_message(what.to_string());
+    }
+    fn transferred(&self, bytes: u64) {
+        self.wire.fetch_add(bytes, Ordering::Relaxed);
+    }
+}
+
+/// A rate as an integer with a unit prefix: `950`, `12.5K`, `1.8M` (one decimal under 100).
+pub fn human_rate(per_sec: f64) -> String {
+    let r = if per_sec.is_finite() {
+        per_sec.max(0.0)
+    } else {
+        0.0
+    };
+    let (v, unit) = if r >= 1e9 {
+        (r / 1e9, "G")
+    } else if r >= 1e6 {
+        (r / 1e6, "M")
+    } else if r >= 1e3 {
+        (r / 1e3, "K")
+    } else {
+        return format!("{}", r.round() as u64);
+    };
+    if v < 100.0 {
+        format!("{v:.1}{unit}")
+    } else {
+        format!("{}{unit}", v.round() as u64)
     }
 }
 
 impl Drop for Bar {
     fn drop(&mut self) {
-        self.0.finish_and_clear();
+        self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rates_are_short_numbers_with_units() {
+        use super::human_rate;
+        assert_eq!(human_rate(0.0), "0");
+        assert_eq!(human_rate(f64::NAN), "0");
+        assert_eq!(human_rate(949.6), "950");
+        assert_eq!(human_rate(7_597.3), "7.6K");
+        assert_eq!(human_rate(123_456.0), "123K");
+        assert_eq!(human_rate(1_834_000.0), "1.8M");
+        assert_eq!(human_rate(2.5e9), "2.5G");
     }
 }

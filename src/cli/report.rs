@@ -97,6 +97,17 @@ pub fn line_error(message: &str) {
     emit(&format!("veilkit: {message}"));
 }
 
+/// `--quiet` as given on the command line, for messages of helpers that are not handed
+/// the options (set once by `main`).
+pub static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// An informational message when `--quiet` is off, from code without the options.
+pub fn notice(message: impl fmt::Display) {
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        emit(&format!("veilkit: {message}"));
+    }
+}
+
 /// Prints an informational line unless `--quiet`.
 pub fn info(global: super::Global, message: impl fmt::Display) {
     if !global.quiet {

@@ -672,3 +672,86 @@ F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
         ));
     assert!(!failed.exists());
 }
+
+#[test]
+fn query_keep_going_reports_bad_lines_and_keeps_the_output_aligned() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = build_from(
+        dir.path(),
+        "k",
+        "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493\n",
+    );
+    let input = "5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8\nhunter2\n\
+                 0000000000000000000000000000000000000000\nZZZZ61E4C9B93F3F0682250B6CF8331B7EE68FD8\n";
+    let out = veilkit()
+        .args(["breach", "query", "--keep-going", "-i"])
+        .arg(&idx)
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stdout_of(&out),
+        "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493\n?\n\
+         0000000000000000000000000000000000000000:0\n?\n"
+    );
+    let err = stderr_of(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    assert!(lines[0].starts_with("veilkit: stdin: line 2: "), "{err}");
+    assert!(lines[1].starts_with("veilkit: stdin: line 4: "), "{err}");
+    assert!(lines[2].contains("2 bad lines"), "{err}");
+    // Never the bad line itself (it may be a secret typed in the wrong place).
+    assert!(!err.contains("hunter2") && !err.contains("ZZZZ"), "{err}");
+    // Without --keep-going the first bad line stops it, after the answers before it.
+    let out = veilkit()
+        .args(["breach", "query", "-i"])
+        .arg(&idx)
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stdout_of(&out),
+        "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493\n"
+    );
+    // Arguments are numbered as arguments.
+    let out = veilkit()
+        .args(["breach", "query", "--keep-going", "-i"])
+        .arg(&idx)
+        .args(["5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8", "xyz"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).starts_with("veilkit: argument 2: "),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn quiet_query_answers_with_the_status_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = build_from(
+        dir.path(),
+        "q",
+        "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493\n",
+    );
+    for (hash, code) in [
+        ("5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8", 0),
+        ("0000000000000000000000000000000000000000", 1),
+        ("bad", 2),
+    ] {
+        let out = veilkit()
+            .args(["-q", "breach", "query", "-i"])
+            .arg(&idx)
+            .write_stdin(format!("{hash}\n"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{hash}");
+        assert!(out.stdout.is_empty(), "{hash}: {}", stdout_of(&out));
+        // Errors still show.
+        assert_eq!(out.stderr.is_empty(), code != 2, "{}", stderr_of(&out));
+    }
+}

@@ -59,3 +59,72 @@ fn every_man_page_has_the_required_sections() {
         }
     }
 }
+
+#[test]
+fn completions_and_man_pages_come_from_the_installed_binary() {
+    use super::common::*;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (shell, file) in [
+        ("bash", "veilkit.bash"),
+        ("zsh", "_veilkit"),
+        ("fish", "veilkit.fish"),
+        ("elvish", "veilkit.elv"),
+        ("powershell", "_veilkit.ps1"),
+    ] {
+        let out = veilkit().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}: {}", stderr_of(&out));
+        assert_eq!(
+            out.stdout,
+            std::fs::read(root.join("completions").join(file)).unwrap(),
+            "{shell}"
+        );
+    }
+    let bad = veilkit().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    // The top-level page on stdout; every page into a directory, refused over existing
+    // pages without --force.
+    let out = veilkit().arg("man").output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        out.stdout,
+        std::fs::read(root.join("man/veilkit.1")).unwrap()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    veilkit()
+        .args(["-q", "man"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let mut written: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    let mut committed: Vec<String> = std::fs::read_dir(root.join("man"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    committed.sort();
+    assert_eq!(written, committed);
+    for name in &written {
+        assert_eq!(
+            std::fs::read(dir.path().join(name)).unwrap(),
+            std::fs::read(root.join("man").join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    let again = veilkit().arg("man").arg(dir.path()).output().unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    veilkit()
+        .args(["-q", "man", "--force"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let not_dir = veilkit()
+        .arg("man")
+        .arg(dir.path().join("veilkit.1"))
+        .output()
+        .unwrap();
+    assert_eq!(not_dir.status.code(), Some(2));
+    assert!(stderr_of(&not_dir).contains("not a directory"));
+}

@@ -642,3 +642,93 @@ fn append_killed_at_any_moment_leaves_old_or_new_content() {
     }
     eprintln!("kills: {saw_old} left the old content, {saw_new} the new");
 }
+
+#[test]
+fn a_common_passphrase_is_refused_for_a_new_slot_unless_weak_ok() {
+    let dir = tempfile::tempdir().unwrap();
+    let weak = dir.path().join("weak");
+    // In the embedded list (any case): refused with its rank, nothing written.
+    std::fs::write(&weak, "Password1\n").unwrap();
+    let src = dir.path().join("l.txt");
+    std::fs::write(&src, "secret line\n").unwrap();
+    let file = dir.path().join("l.vkr");
+    let cheap = ["--argon2-memory", "1", "--argon2-passes", "1"];
+    let seal = |extra: &[&str]| {
+        veilkit()
+            .args(["records", "seal"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&file)
+            .arg("--passphrase-file")
+            .arg(&weak)
+            .args(cheap)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = seal(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("the new passphrase is number ")
+            && err.contains("of the 30,000 most common passwords")
+            && err.contains("--weak-ok"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("Password1") && !err.contains("password1"),
+        "{err}"
+    );
+    assert!(!file.exists());
+    // Accepted when asked, and still opens with it (unlocking is never refused).
+    assert!(seal(&["--weak-ok"]).status.success());
+    let out = veilkit()
+        .args(["records", "open"])
+        .arg(&file)
+        .arg("--passphrase-file")
+        .arg(&weak)
+        .output()
+        .unwrap();
+    assert_eq!(stdout_of(&out), "secret line\n");
+    // A new slot by rekey is checked the same way.
+    let key = keyfile(dir.path(), "k.key");
+    veilkit()
+        .args(["records", "rekey"])
+        .arg(&file)
+        .arg("--passphrase-file")
+        .arg(&weak)
+        .arg("--add-key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    let out = veilkit()
+        .args(["records", "rekey"])
+        .arg(&file)
+        .arg("--key-file")
+        .arg(&key)
+        .arg("--add-passphrase-file")
+        .arg(&weak)
+        .args(cheap)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("most common passwords"));
+}
+
+#[test]
+fn quiet_get_answers_with_the_status_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let file = seal(dir.path(), CSV, "c.csv", &["--key-field", "id"], &key);
+    for (wanted, code) in [("9", 0), ("nope", 1)] {
+        let out = veilkit()
+            .args(["-q", "records", "get"])
+            .arg(&file)
+            .args([wanted, "--key-file"])
+            .arg(&key)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{}", stderr_of(&out));
+        assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{wanted}");
+    }
+}

@@ -287,6 +287,7 @@ impl Ranges<'_> {
                     drop(permit);
                     self.stats.fetched += 1;
                     self.stats.bytes += bytes;
+                    self.progress.transferred(bytes);
                     self.emit(&entry)?;
                     return Ok(true);
                 }

@@ -206,7 +206,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         None
     };
     let mut discard = std::io::sink();
-    let bar = Bar::items(global, "ranges");
+    let bar = Bar::ranges(global, "ranges");
     let mut temp;
     let target: &mut std::fs::File = if exact {
         out.file_mut().context("index")?

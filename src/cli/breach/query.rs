@@ -69,6 +69,11 @@ pub struct Args {
     #[arg(long)]
     pub passwords: bool,
 
+    /// Go on past a bad line: it is reported on stderr with its number and answered `?`,
+    /// so output lines stay aligned with input lines; the status is 2 at the end.
+    #[arg(long)]
+    pub keep_going: bool,
+
     /// Hashes to look up; without any, they are read from standard input. Prefer standard
     /// input: a hash of a weak password is as sensitive as the password.
     #[arg(value_name = "HASH", conflicts_with = "passwords")]
@@ -76,7 +81,7 @@ pub struct Args {
 }
 
 /// Runs `veilkit breach query`.
-pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
+pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let index = match &args.index {
         Some(p) => {
             let index = super::open_any(p, args.filter.as_deref())?;
@@ -102,24 +107,52 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     } else {
         Input::Hashes
     };
-    let mut out = super::super::output::stdout_text();
+    // -q: the exit status alone answers, as with grep -q.
+    let mut out: Box<dyn std::io::Write> = if global.quiet {
+        Box::new(std::io::sink())
+    } else {
+        super::super::output::stdout_text()
+    };
     let from_args = !(args.hashes.is_empty() || args.hashes.len() == 1 && args.hashes[0] == "-");
+    let where_ = if from_args { "argument" } else { "stdin: line" };
+    let mut on_bad = |n: u64, problem: &query::LineProblem| {
+        super::super::report::line_error(&format!("{where_} {n}: {problem}"));
+    };
+    let run = |reader: &mut dyn Read,
+               out: &mut dyn std::io::Write,
+               on_bad: &mut dyn FnMut(u64, &query::LineProblem)| {
+        if args.keep_going {
+            query::run_keep_going(source, input, reader, out, on_bad)
+        } else {
+            query::run(source, input, reader, out)
+        }
+    };
     let result = if from_args {
         let joined: Vec<u8> = args
             .hashes
             .iter()
             .flat_map(|h| h.bytes().chain([b'\n']))
             .collect();
-        query::run(source, input, &mut &joined[..], &mut out)
+        run(&mut &joined[..], &mut out, &mut on_bad)
     } else {
+        if args.passwords && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            super::super::report::warn(
+                "passwords typed here are shown as you type: `veilkit breach check` asks without echo",
+            );
+        }
         super::super::output::take_stdin("the input")?;
         super::super::output::enlarge_pipe(0);
         let stdin = std::io::stdin();
         let mut lock = stdin.lock();
-        query::run(source, input, &mut lock as &mut dyn Read, &mut out)
+        run(&mut lock as &mut dyn Read, &mut out, &mut on_bad)
     };
     let where_ = if from_args { "arguments" } else { "stdin" };
     match result {
+        Ok(s) if s.bad > 0 => Err(anyhow::anyhow!(
+            "{} bad line{} (answered `?`)",
+            s.bad,
+            if s.bad == 1 { "" } else { "s" }
+        )),
         Ok(s) if s.found > 0 => Ok(Status::Success),
         Ok(_) => Ok(Status::NotFound),
         Err(QueryError::Line { line, problem }) if from_args => {

@@ -123,7 +123,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         _ => PathBuf::from("."),
     };
     let journal = journal_path(&target);
-    let bar = Bar::items(global, "ranges");
+    let bar = Bar::ranges(global, "ranges");
     let stats = download::download(
         fetcher,
         download::Plan {

@@ -74,7 +74,7 @@ pub struct Args {
 }
 
 /// Runs `veilkit records get`.
-pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
+pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     if args.keys.is_empty() && args.records.is_empty() && args.keys_from.is_none() {
         anyhow::bail!("nothing to fetch: give keys, --record N or --keys PATH");
     }
@@ -85,7 +85,12 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     let mut key_input = args.keys_from.as_deref().map(open_input).transpose()?;
     let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;
     let shown = args.file.display().to_string();
-    let mut out = stdout_text();
+    // -q: the exit status alone answers, as with grep -q.
+    let mut out: Box<dyn Write> = if global.quiet {
+        Box::new(std::io::sink())
+    } else {
+        stdout_text()
+    };
     let mut found = false;
     let mut buf: Vec<u8> = Vec::with_capacity(4096);
     let mut answer = |out: &mut dyn Write, buf: &mut Vec<u8>, hit: bool| -> anyhow::Result<()> {

@@ -137,6 +137,11 @@ pub struct SecretArgs {
         help_heading = "Keys"
     )]
     pub passphrase_file: Option<PathBuf>,
+
+    /// Accept a new passphrase that is among the 30,000 most common passwords (refused
+    /// otherwise, with its rank).
+    #[arg(long, help_heading = "Keys")]
+    pub weak_ok: bool,
 }
 
 /// Argon2id parameters of new passphrase slots.
@@ -186,9 +191,39 @@ impl Secrets {
     }
 }
 
+/// Refuses a new passphrase found in the embedded list of common passwords (compared
+/// ignoring case, as the list is lower case), unless `weak_ok`.
+pub fn check_new_passphrase(passphrase: &[u8], weak_ok: bool) -> anyhow::Result<()> {
+    match crate::breach::common::rank_ignoring_case(passphrase) {
+        Some(rank) if !weak_ok => Err(super::report::hinted(
+            format!(
+                "the new passphrase is number {rank} of the 30,000 most common passwords: \
+                 a guesser tries it within seconds, Argon2id or not"
+            ),
+            "choose another (a few random words), or pass --weak-ok to use it anyway",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Reads a passphrase: the first line of a file, or a hidden prompt (twice when
-/// `confirm`).
+/// `confirm`, which also means a new slot: a common password is refused unless
+/// `weak_ok`).
 pub fn read_passphrase(
+    file: Option<&Path>,
+    prompt: bool,
+    confirm: bool,
+    what: &str,
+    weak_ok: bool,
+) -> anyhow::Result<Option<Zeroizing<Vec<u8>>>> {
+    let p = read_passphrase_unchecked(file, prompt, confirm, what)?;
+    if confirm && let Some(p) = &p {
+        check_new_passphrase(p, weak_ok)?;
+    }
+    Ok(p)
+}
+
+fn read_passphrase_unchecked(
     file: Option<&Path>,
     prompt: bool,
     confirm: bool,
@@ -249,6 +284,7 @@ impl SecretArgs {
             self.passphrase,
             creating,
             "Passphrase",
+            self.weak_ok,
         )?;
         let env_key = [ENV_KEY_FILE, ENV_KEY]
             .iter()

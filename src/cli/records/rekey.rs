@@ -152,6 +152,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         args.add_passphrase,
         true,
         "New passphrase",
+        args.secrets.weak_ok,
     )?;
     let shown = args.file.display().to_string();
     // Writable: the lock keeps other writers out, also while the file is rewritten.
