@@ -216,6 +216,8 @@ fn throughput(c: &mut Criterion) {
         field: None,
         nonce_field: None,
         delimiter: b'\t',
+        csv: false,
+        header: false,
         random_nonce: false,
         keep_going: false,
         key_id: None,

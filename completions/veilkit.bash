@@ -232,7 +232,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__diff)
-            opts="-q -h -V --quiet --help --version"
+            opts="-q -h -V --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -330,7 +330,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__info)
-            opts="-q -h -V --quiet --help --version"
+            opts="-q -h -V --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -498,7 +498,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__verify)
-            opts="-q -h -V --quiet --help --version"
+            opts="-q -h -V --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -526,7 +526,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__decode)
-            opts="-d -q -h -V --scheme --format --context --prefix --rounds --stored-nonce --clear-bit --field --delimiter --nonce-field --keep-going --key-file --key-id --quiet --help --version"
+            opts="-d -q -h -V --scheme --format --context --prefix --rounds --stored-nonce --clear-bit --field --csv --header --delimiter --nonce-field --keep-going --key-file --key-id --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -588,7 +588,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__encode)
-            opts="-d -q -h -V --scheme --format --context --prefix --rounds --stored-nonce --clear-bit --field --delimiter --nonce-field --keep-going --key-file --random-nonce --quiet --help --version"
+            opts="-d -q -h -V --scheme --format --context --prefix --rounds --stored-nonce --clear-bit --field --csv --header --delimiter --nonce-field --keep-going --key-file --random-nonce --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -672,7 +672,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__keys)
-            opts="-q -h -V --key-file --quiet --help --version"
+            opts="-q -h -V --key-file --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -786,7 +786,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__decrypt__subcmd__fields)
-            opts="-o -f -q -h -V --output --fields --token-fields --input-format --no-header --context --force --key-file --quiet --help --version"
+            opts="-o -f -q -h -V --output --fields --token-fields --input-format --no-header --context --force --key-file --keep-tokens --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -926,7 +926,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__info)
-            opts="-q -h -V --key-file --passphrase --passphrase-file --weak-ok --previous-commit --quiet --help --version"
+            opts="-q -h -V --key-file --passphrase --passphrase-file --weak-ok --previous-commit --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1074,7 +1074,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__verify)
-            opts="-q -h -V --key-file --passphrase --passphrase-file --weak-ok --previous-commit --quiet --help --version"
+            opts="-q -h -V --key-file --passphrase --passphrase-file --weak-ok --previous-commit --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1096,7 +1096,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__reencode)
-            opts="-d -q -h -V --scheme --format --context --prefix --rounds --stored-nonce --clear-bit --field --delimiter --nonce-field --keep-going --key-file --key-id --quiet --help --version"
+            opts="-d -q -h -V --scheme --format --context --prefix --rounds --stored-nonce --clear-bit --field --csv --header --delimiter --nonce-field --keep-going --key-file --key-id --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

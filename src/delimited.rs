@@ -69,10 +69,15 @@ impl Field {
 
     /// The field's bytes as the record holds them, quotes included.
     pub fn raw<'a>(&self, record: &'a [u8]) -> &'a [u8] {
+        &record[self.raw_range()]
+    }
+
+    /// Where the field's bytes are in the record, quotes included.
+    pub fn raw_range(&self) -> std::ops::Range<usize> {
         if self.quoted {
-            &record[self.start - 1..self.end + 1]
+            self.start - 1..self.end + 1
         } else {
-            &record[self.start..self.end]
+            self.start..self.end
         }
     }
 }

@@ -46,6 +46,14 @@ impl fmt::Debug for MasterKey {
 }
 
 impl MasterKey {
+    /// The key's fingerprint, `derive("fingerprint", "", 8)`: what `veilkit keys` shows and
+    /// record files' key slots record, telling apart keys of different rings with one id.
+    pub fn fingerprint(&self) -> [u8; 8] {
+        let mut fp = [0u8; 8];
+        self.derive("fingerprint", b"", &mut fp);
+        fp
+    }
+
     /// A key from its parts.
     pub fn new(id: u32, bytes: [u8; KEY_LEN]) -> Self {
         MasterKey {
@@ -78,21 +86,13 @@ impl MasterKey {
 
     /// The key as one line of the key file format, without a line end.
     pub fn to_line(&self) -> Zeroizing<String> {
-        let mut hex = Zeroizing::new(String::with_capacity(KEY_LEN * 2));
-        for b in self.bytes.iter() {
-            hex.push(char::from(HEX_DIGITS[usize::from(b >> 4)]));
-            hex.push(char::from(HEX_DIGITS[usize::from(b & 15)]));
-        }
-        let check = checksum(self.id, &hex);
-        Zeroizing::new(format!(
-            "{KEY_LINE_PREFIX}:{}:{}:{check}",
-            self.id,
-            hex.as_str()
-        ))
+        let mut digits = Zeroizing::new([0u8; KEY_LEN * 2]);
+        crate::hex::encode_lower(self.bytes.as_ref(), digits.as_mut());
+        let hex = std::str::from_utf8(digits.as_ref()).expect("hex digits are ASCII");
+        let check = checksum(self.id, hex);
+        Zeroizing::new(format!("{KEY_LINE_PREFIX}:{}:{}:{check}", self.id, hex))
     }
 }
-
-const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 
 fn checksum(id: u32, hex_lower: &str) -> String {
     let mut h = Sha256::new();
@@ -101,11 +101,7 @@ fn checksum(id: u32, hex_lower: &str) -> String {
     h.update(id.to_string().as_bytes());
     h.update(b":");
     h.update(hex_lower.as_bytes());
-    let d = h.finalize();
-    d[..4]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<String>()
+    crate::hex::lower_string(&h.finalize()[..4])
 }
 
 /// Derives a subkey: `HKDF-SHA256(salt = HKDF_SALT, ikm = key, info, L = out.len())` with
@@ -476,7 +472,7 @@ mod tests {
     }
 
     fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect()
+        crate::hex::lower_string(b)
     }
 
     /// The vectors of docs/KEYS.md, computed independently (Python hmac/hashlib).

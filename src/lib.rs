@@ -6,6 +6,7 @@
 #![deny(unsafe_code)]
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
+pub mod base32;
 pub mod bench;
 pub mod block;
 pub mod breach;

@@ -6,6 +6,10 @@
 pub trait Progress {
     /// The amount of work, in the unit the operation chose (usually input bytes), when known.
     fn set_total(&self, _total: u64) {}
+    /// Starts a new pass over `total` units, from zero.
+    fn restart(&self, total: u64) {
+        self.set_total(total);
+    }
     /// `delta` more units of work are done.
     fn advance(&self, _delta: u64) {}
     /// A short description of the current phase.

@@ -16,6 +16,32 @@ use xxhash_rust::xxh3::xxh3_64;
 pub const CHUNK: usize = 4096;
 
 /// The checksums of a table's chunks, as a file stores them: the XXH3-64 of each
+/// Checks that every byte of `bytes` from `from` on that no section covers is zero, as
+/// the formats require of the gaps that align sections (what `verify` checks, so that a
+/// changed byte anywhere in a file is found, even where no lookup reads).
+pub fn gaps_are_zero(
+    bytes: &[u8],
+    from: u64,
+    sections: &[(u64, u64)],
+) -> Result<(), super::index::IndexError> {
+    let mut sorted: Vec<(u64, u64)> = sections.iter().copied().filter(|s| s.1 > 0).collect();
+    sorted.sort_unstable();
+    let mut at = from;
+    for (off, len) in sorted.into_iter().chain([(bytes.len() as u64, 0)]) {
+        if off > at {
+            let gap = &bytes[at as usize..off as usize];
+            if let Some(i) = gap.iter().position(|&b| b != 0) {
+                return Err(super::index::IndexError::Corrupt(format!(
+                    "byte {} lies between sections and is not zero",
+                    at + i as u64
+                )));
+            }
+        }
+        at = at.max(off + len);
+    }
+    Ok(())
+}
+
 /// [`CHUNK`] bytes (the last chunk shorter), little-endian, in order.
 pub fn chunk_sums(table: &[u8]) -> Vec<u8> {
     table

@@ -463,9 +463,11 @@ impl Compact {
         let h = &self.header;
         h.verify_sections(self.bytes.get())?;
         let corrupt = |m: String| Err(IndexError::Corrupt(m));
-        progress.set_total(h.entries);
+        // In bytes of entries, as the verify bar counts the file.
+        progress.set_total(h.entries * ENTRY as u64);
         let mut overflow = 0usize;
         let mut max = 0u64;
+        let mut unreported = 0u64;
         for bucket in 0..(1u64 << h.bits) {
             let (lo, hi) = self.bounds(bucket)?;
             let mut prev: Option<u64> = None;
@@ -492,11 +494,13 @@ impl Compact {
                 }
                 max = max.max(count);
             }
-            if (hi - lo) > 0 && bucket % 4096 == 0 {
-                progress.advance(0);
+            unreported += (hi - lo) * ENTRY as u64;
+            if bucket % 4096 == 4095 {
+                progress.advance(unreported);
+                unreported = 0;
             }
         }
-        progress.advance(h.entries);
+        progress.advance(unreported);
         if overflow != self.overflow_len {
             return corrupt("overflow entries without a large count".into());
         }

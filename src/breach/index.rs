@@ -556,7 +556,20 @@ impl Index {
         if xxh3_64(blocks) != h.blocks_sum {
             return corrupt("block checksums section checksum mismatch".into());
         }
-        progress.set_total(h.records_at.1 * 2);
+        super::checked::gaps_are_zero(
+            bytes,
+            super::format::HEADER_USED as u64 + 8,
+            &[
+                h.records_at,
+                h.overflow_at,
+                h.table_at,
+                h.blocks_at,
+                h.sums_at,
+            ],
+        )?;
+        // Two passes over the records, each shown as the bytes it reads.
+        progress.phase("verifying checksums");
+        progress.restart(h.records_at.1);
         let records = section(h.records_at);
         for (i, chunk) in records.chunks(BLOCK_SIZE as usize).enumerate() {
             let want = u64::from_le_bytes(blocks[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
@@ -586,6 +599,8 @@ impl Index {
             prev = s;
         }
         // Records in order, counts, overflow.
+        progress.phase("verifying order");
+        progress.restart(h.records_at.1);
         let sat = p.saturated();
         let mut saturated = 0u64;
         let mut max = 0u64;
@@ -647,16 +662,9 @@ impl Index {
     pub fn evict_from_cache(path: &Path) -> bool {
         #[cfg(target_os = "linux")]
         {
-            use std::os::fd::AsRawFd;
-            if let Ok(f) = File::open(path) {
-                #[allow(unsafe_code)]
-                // SAFETY: posix_fadvise only advises the kernel about the descriptor's
-                // pages; it reads and writes no memory of ours.
-                let r =
-                    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-                return r == 0;
-            }
-            false
+            File::open(path).is_ok_and(|f| {
+                rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed).is_ok()
+            })
         }
         #[cfg(not(target_os = "linux"))]
         {

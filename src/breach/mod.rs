@@ -50,6 +50,14 @@ impl HashKind {
         self.len() * 2
     }
 
+    /// The kind as `--kind` spells it and `--json` output gives it: `sha1`, `ntlm`.
+    pub fn id(self) -> &'static str {
+        match self {
+            HashKind::Sha1 => "sha1",
+            HashKind::Ntlm => "ntlm",
+        }
+    }
+
     /// The name shown to users.
     pub fn name(self) -> &'static str {
         match self {

@@ -150,6 +150,7 @@ pub fn diff(
     old: &Index,
     new: &Index,
     out: &mut dyn Write,
+    json: bool,
     progress: &dyn Progress,
 ) -> Result<DiffSummary, RangesError> {
     let kind = old.header().params.kind;
@@ -167,14 +168,41 @@ pub fn diff(
     let n = kind.hex_len();
     let mut line = |sign: u8, h: &Wide, counts: &[u64], out: &mut dyn Write| {
         kind.write_hex(h, &mut hex);
-        let mut l = Vec::with_capacity(64);
-        l.push(sign);
-        l.extend_from_slice(&hex[..n]);
-        for c in counts {
-            l.push(b':');
-            l.extend_from_slice(itoa::Buffer::new().format(*c).as_bytes());
+        let mut l = Vec::with_capacity(96);
+        let mut num = itoa::Buffer::new();
+        if json {
+            // {"type":"added","hash":"…","count":N}, or old_count and new_count.
+            let kind_name: &[u8] = match sign {
+                b'+' => b"added",
+                b'-' => b"removed",
+                _ => b"recounted",
+            };
+            l.extend_from_slice(b"{\"type\":\"");
+            l.extend_from_slice(kind_name);
+            l.extend_from_slice(b"\",\"hash\":\"");
+            l.extend_from_slice(&hex[..n]);
+            l.push(b'"');
+            let names: &[&[u8]] = if counts.len() == 1 {
+                &[b"count"]
+            } else {
+                &[b"old_count", b"new_count"]
+            };
+            for (name, c) in names.iter().zip(counts) {
+                l.extend_from_slice(b",\"");
+                l.extend_from_slice(name);
+                l.extend_from_slice(b"\":");
+                l.extend_from_slice(num.format(*c).as_bytes());
+            }
+            l.extend_from_slice(b"}\n");
+        } else {
+            l.push(sign);
+            l.extend_from_slice(&hex[..n]);
+            for c in counts {
+                l.push(b':');
+                l.extend_from_slice(num.format(*c).as_bytes());
+            }
+            l.push(b'\n');
         }
-        l.push(b'\n');
         out.write_all(&l).map_err(RangesError::Output)
     };
     let mut done = 0u64;
@@ -219,6 +247,14 @@ pub fn diff(
         if done.is_multiple_of(1 << 16) {
             progress.advance(1 << 16);
         }
+    }
+    if json {
+        writeln!(
+            out,
+            "{{\"type\":\"summary\",\"added\":{},\"removed\":{},\"recounted\":{},\"unchanged\":{}}}",
+            s.added, s.removed, s.recounted, s.same
+        )
+        .map_err(RangesError::Output)?;
     }
     out.flush().map_err(RangesError::Output)?;
     Ok(s)

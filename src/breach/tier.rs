@@ -271,7 +271,7 @@ impl TierHeader {
         Ok(h)
     }
 
-    /// Checks the three section checksums.
+    /// Checks the section checksums, and that the bytes between sections are zero.
     pub fn verify_sections(&self, bytes: &[u8]) -> Result<(), IndexError> {
         let section = |(off, len): (u64, u64)| &bytes[off as usize..(off + len) as usize];
         for (name, at, sum) in [
@@ -288,7 +288,11 @@ impl TierHeader {
         {
             return Err(IndexError::Corrupt("table chunk checksums mismatch".into()));
         }
-        Ok(())
+        super::checked::gaps_are_zero(
+            bytes,
+            TIER_HEADER_USED as u64 + 8,
+            &[self.body_at, self.overflow_at, self.table_at, self.sums_at],
+        )
     }
 }
 

@@ -92,7 +92,20 @@ pub struct CodecArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Input and output")]
     pub field: Option<u32>,
 
-    /// The field separator for --field: one character, or `\t` [default: tab].
+    /// Read the input as CSV (RFC 4180, as `records` reads it): field N may be quoted,
+    /// and quoted fields may hold the delimiter and line ends; every other byte is passed
+    /// through as it was. Without --csv, lines are split at every delimiter, as `cut`
+    /// does (TSV and plain delimiters).
+    #[arg(long, requires = "field", help_heading = "Input and output")]
+    pub csv: bool,
+
+    /// Copy the first line (the first record with --csv) to the output unchanged: a
+    /// header row.
+    #[arg(long, help_heading = "Input and output")]
+    pub header: bool,
+
+    /// The field separator for --field: one character, or `\t` [default: tab; comma
+    /// with --csv].
     #[arg(
         short,
         long,
@@ -156,9 +169,16 @@ pub fn prepare(
         anyhow::bail!("--clear-bit: applies to --scheme cycle-walk only");
     }
     let delimiter = match args.delimiter.as_deref() {
+        None if args.csv => b',',
         None => b'\t',
         Some("\\t") => b'\t',
-        Some(d) if d.len() == 1 && d.as_bytes()[0] != b'\n' => d.as_bytes()[0],
+        Some(d)
+            if d.len() == 1
+                && d.as_bytes()[0] != b'\n'
+                && !(args.csv && matches!(d.as_bytes()[0], b'"' | b'\r')) =>
+        {
+            d.as_bytes()[0]
+        }
         Some(_) => anyhow::bail!("--delimiter: must be one single-byte character (or \\t)"),
     };
     if !args
@@ -209,6 +229,8 @@ pub fn prepare(
             field: args.field.map(|f| f as usize),
             nonce_field: args.nonce_field.map(|f| f as usize),
             delimiter,
+            csv: args.csv,
+            header: args.header,
             random_nonce,
             keep_going: args.keep_going,
             key_id,
@@ -264,7 +286,7 @@ pub fn run(args: &CodecArgs, prepared: Prepared, _global: Global) -> anyhow::Res
         Ok(_) => Ok(Status::Success),
         Err(StreamError::Line(e)) => Err(anyhow::anyhow!("{}", describe(&e))),
         Err(e @ StreamError::Write(_)) => Err(anyhow::Error::new(e)).context("stdout"),
-        Err(e @ (StreamError::Read(_) | StreamError::TooLong(_))) => {
+        Err(e @ (StreamError::Read(_) | StreamError::TooLong(_) | StreamError::Csv(_))) => {
             Err(anyhow::Error::new(e)).context(source)
         }
         Err(e) => Err(anyhow::Error::new(e)),

@@ -41,24 +41,43 @@ pub const MAN: ManExtra = ManExtra {
 pub struct Args {
     #[command(flatten)]
     pub key: KeyArgs,
+
+    /// Print a JSON array of the keys instead of the table (schema: docs/JSON.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `veilkit keys`.
 pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
+    use crate::records::slots::fingerprint_hex;
     let ring = args.key.load()?;
-    let mut out = super::output::stdout_text();
     let current = ring.current().id();
+    let rows: Vec<(u32, String, &str)> = ring
+        .keys()
+        .iter()
+        .map(|key| {
+            let status = if key.id() == current {
+                "current"
+            } else {
+                "decrypts"
+            };
+            (key.id(), fingerprint_hex(&key.fingerprint()), status)
+        })
+        .collect();
+    if args.json {
+        let v: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(id, fp, status)| {
+                serde_json::json!({ "id": id, "low2": id % 4, "fingerprint": fp, "status": status })
+            })
+            .collect();
+        super::output::print_json(&v.into())?;
+        return Ok(Status::Success);
+    }
+    let mut out = super::output::stdout_text();
     writeln!(out, "id\tlow2\tfingerprint\tstatus").context("stdout")?;
-    for key in ring.keys() {
-        let mut fp = [0u8; 8];
-        key.derive("fingerprint", b"", &mut fp);
-        let hex: String = fp.iter().map(|b| format!("{b:02x}")).collect();
-        let status = if key.id() == current {
-            "current"
-        } else {
-            "decrypts"
-        };
-        writeln!(out, "{}\t{}\t{hex}\t{status}", key.id(), key.id() % 4).context("stdout")?;
+    for (id, hex, status) in &rows {
+        writeln!(out, "{id}\t{}\t{hex}\t{status}", id % 4).context("stdout")?;
     }
     out.flush().context("stdout")?;
     Ok(Status::Success)

@@ -15,21 +15,26 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Capacity of the buffers on stdin and stdout when they are not terminals.
 pub const STREAM_BUFFER: usize = 1 << 16;
 
-/// Asks the kernel for a larger buffer when `fd` is a pipe (Linux; best effort). At tens
+/// Asks the kernel for a larger buffer when `fd` (0 for standard input, 1 for standard
+/// output) is a pipe (Linux; best effort). At tens
 /// of millions of lines per second the default 64 KiB pipe costs a context switch every
 /// few thousand lines.
 pub fn enlarge_pipe(fd: i32) {
     #[cfg(target_os = "linux")]
     {
-        const WANT: libc::c_int = 1 << 20;
-        #[allow(unsafe_code)]
-        // SAFETY: fstat and fcntl only read and change kernel state of the descriptor;
-        // failures are reported by return values and ignored (this is an optimisation).
-        unsafe {
-            let mut st: libc::stat = std::mem::zeroed();
-            if libc::fstat(fd, &mut st) == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFIFO {
-                libc::fcntl(fd, libc::F_SETPIPE_SZ, WANT);
-            }
+        use rustix::fs::FileType;
+        use std::os::fd::AsFd;
+        let (stdin, stdout) = (io::stdin(), io::stdout());
+        let fd = match fd {
+            0 => stdin.as_fd(),
+            1 => stdout.as_fd(),
+            _ => return,
+        };
+        // Failures are ignored: this is an optimisation.
+        if rustix::fs::fstat(fd)
+            .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Fifo)
+        {
+            let _ = rustix::pipe::fcntl_setpipe_size(fd, 1 << 20);
         }
     }
     #[cfg(not(target_os = "linux"))]
@@ -46,6 +51,16 @@ pub fn stdout_text() -> Box<dyn Write> {
     } else {
         Box::new(BufWriter::with_capacity(STREAM_BUFFER, out.lock()))
     }
+}
+
+/// Prints one JSON value on standard output, with a line end (the `--json` of every
+/// command that has one; schemas in docs/JSON.md).
+pub fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
+    let mut out = stdout_text();
+    serde_json::to_writer(&mut out, value).map_err(io::Error::from)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
 }
 
 /// The message of the error a binary or ciphertext writer returns when its reader goes
@@ -330,13 +345,6 @@ impl Bar {
         Bar { bar: pb, wire }
     }
 
-    /// Starts over at zero with a new total (a new phase of work).
-    pub fn restart(&self, total: u64) {
-        self.bar.set_position(0);
-        self.bar.set_length(total);
-        self.bar.reset_eta();
-    }
-
     /// Runs `f` with the bar hidden, so that output to the terminal is not garbled.
     pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         self.bar.suspend(f)
@@ -351,6 +359,12 @@ impl Bar {
 impl Progress for Bar {
     fn set_total(&self, total: u64) {
         self.bar.set_length(total);
+    }
+    /// Starts over at zero with a new total (a new phase of work).
+    fn restart(&self, total: u64) {
+        self.bar.set_position(0);
+        self.bar.set_length(total);
+        self.bar.reset_eta();
     }
     fn advance(&self, delta: u64) {
         self.bar.inc(delta);

@@ -2,10 +2,13 @@
 //! written, restore the terminal if a hidden prompt turned echo off, and exit with
 //! 128 + the signal number (130 for SIGINT).
 
+use rustix::termios::Termios;
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Mutex;
 
-/// Terminal settings to put back if a signal arrives while a hidden prompt is active.
-static TTY_RESTORE: Mutex<Option<(i32, libc::termios)>> = Mutex::new(None);
+/// Terminal settings to put back if a signal arrives while a hidden prompt is active,
+/// with a duplicate of the terminal's descriptor to put them back on.
+static TTY_RESTORE: Mutex<Option<(OwnedFd, Termios)>> = Mutex::new(None);
 
 /// Installs the handler thread, once; later calls do nothing. Called by the commands
 /// that need it (those writing output files or prompting), not at start-up: a lookup
@@ -48,18 +51,12 @@ fn exit_status(sig: i32) -> i32 {
 }
 
 /// Remembers the terminal settings of `fd`, to be restored by [`restore_tty`] (or by a
-/// signal) after a hidden prompt.
-pub fn save_tty(fd: i32) {
+/// signal) after a hidden prompt. Nothing is saved when `fd` is not a terminal.
+pub fn save_tty(fd: impl AsFd) {
     install();
-    #[allow(unsafe_code)]
-    // SAFETY: tcgetattr only writes into the zero-initialised termios we own; a failure
-    // (fd not a terminal) is reported by its return value and then nothing is saved.
-    let saved = unsafe {
-        let mut t: libc::termios = std::mem::zeroed();
-        (libc::tcgetattr(fd, &mut t) == 0).then_some(t)
-    };
-    if let Some(t) = saved {
-        *TTY_RESTORE.lock().unwrap_or_else(|e| e.into_inner()) = Some((fd, t));
+    let fd = fd.as_fd();
+    if let (Ok(t), Ok(dup)) = (rustix::termios::tcgetattr(fd), fd.try_clone_to_owned()) {
+        *TTY_RESTORE.lock().unwrap_or_else(|e| e.into_inner()) = Some((dup, t));
     }
 }
 
@@ -67,12 +64,8 @@ pub fn save_tty(fd: i32) {
 pub fn restore_tty() {
     let saved = TTY_RESTORE.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some((fd, t)) = saved {
-        #[allow(unsafe_code)]
-        // SAFETY: tcsetattr reads the termios we saved from the same descriptor; on
-        // failure nothing changes.
-        unsafe {
-            libc::tcsetattr(fd, libc::TCSANOW, &t);
-        }
+        // On failure nothing changes.
+        let _ = rustix::termios::tcsetattr(&fd, rustix::termios::OptionalActions::Now, &t);
     }
 }
 

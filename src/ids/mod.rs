@@ -12,6 +12,7 @@
 //! foreign ids are rejected) and a stored-nonce form (the caller supplies and keeps a
 //! nonce; nothing is checked).
 
+pub mod csv;
 pub mod feistel;
 pub mod stream;
 pub mod text;

@@ -33,6 +33,11 @@ pub struct Options {
     pub nonce_field: Option<usize>,
     /// The field separator for `field`.
     pub delimiter: u8,
+    /// With `field`: read the input as CSV (RFC 4180: quoted fields, line ends inside
+    /// quotes) instead of splitting each line at every delimiter, as `cut` does.
+    pub csv: bool,
+    /// Copy the first line (or CSV record) to the output unchanged.
+    pub header: bool,
     /// Draw a fresh random nonce per id (stored-nonce form, encode only).
     pub random_nonce: bool,
     /// Report bad lines and go on, writing an empty line in their place.
@@ -69,6 +74,9 @@ pub enum StreamError {
     /// A line longer than the cap (not skipped by `keep_going`: it is not held).
     #[error(transparent)]
     TooLong(crate::streams::LineTooLong),
+    /// Input that is not valid CSV (with `csv`), naming its line.
+    #[error("{0}")]
+    Csv(String),
 }
 
 /// What a stream did.
@@ -244,6 +252,9 @@ pub fn run(
     output: &mut dyn Write,
     on_error: &mut dyn FnMut(&LineError),
 ) -> Result<Summary, StreamError> {
+    if opts.csv && opts.field.is_some() {
+        return super::csv::run(codec, opts, input, output, on_error);
+    }
     let mut blocks = crate::streams::LineBlocks::new(input);
     let mut out = Out::new();
     let mut batch = Batch {
@@ -256,6 +267,7 @@ pub fn run(
         first_line: 1,
     };
     let mut summary = Summary::default();
+    let mut header = opts.header;
     loop {
         let buf = match blocks.next_block() {
             Ok(Some(b)) => b,
@@ -274,6 +286,15 @@ pub fn run(
         let mut pos = 0;
         let unterminated = (!buf.is_empty() && buf[buf.len() - 1] != b'\n').then_some(buf.len());
         for end in crate::streams::newlines(buf).chain(unterminated) {
+            if std::mem::take(&mut header) {
+                // The header line, as it was.
+                out.put(&buf[pos..end]);
+                out.push(b'\n');
+                summary.lines += 1;
+                batch.first_line += 1;
+                pos = end + 1;
+                continue;
+            }
             let (line_end, cr) = if end > pos && buf[end - 1] == b'\r' {
                 (end - 1, true)
             } else {

@@ -538,6 +538,8 @@ proptest! {
             field,
             nonce_field: field.filter(|_| form == Form::StoredNonce).map(|_| 3),
             delimiter: b',',
+            csv: false,
+            header: false,
             random_nonce: false,
             keep_going: true,
             key_id: None,
@@ -549,5 +551,120 @@ proptest! {
         prop_assert_eq!(reported, summary.errors);
         let expected_lines = if input.is_empty() { 0 } else { input.iter().filter(|&&c| c == b'\n').count() as u64 + u64::from(*input.last().unwrap() != b'\n') };
         prop_assert_eq!(summary.lines, expected_lines);
+    }
+}
+
+mod csv_fields {
+    use super::*;
+    use crate::ids::stream::{self, LineError, Op, Options, StreamError};
+
+    fn opts(op: Op, csv: bool, header: bool) -> Options {
+        Options {
+            op,
+            format: Format::Hex,
+            prefix: Vec::new(),
+            field: Some(2),
+            nonce_field: None,
+            delimiter: b',',
+            csv,
+            header,
+            random_nonce: false,
+            keep_going: true,
+            key_id: None,
+        }
+    }
+
+    fn run(codec: &Codec, o: &Options, input: &[u8]) -> (Vec<u8>, Vec<LineError>) {
+        let mut out = Vec::new();
+        let mut errors = Vec::new();
+        stream::run(codec, o, &mut &input[..], &mut out, &mut |e| {
+            errors.push(e.clone())
+        })
+        .unwrap();
+        (out, errors)
+    }
+
+    #[test]
+    fn quoted_fields_and_line_ends_inside_quotes_pass_through() {
+        let codec = Codec::new(
+            &fixed_ring(1),
+            Spec::new(Scheme::Aes128, Form::Deterministic),
+        )
+        .unwrap();
+        let input = b"name,id,note\r\n\"Smith, J\",\"7\",\"two\r\nlines\"\r\nAnn,8,plain\r\nBob,x,\"bad \"\"id\"\"\"\nEve,9,last";
+        let (enc, errors) = run(&codec, &opts(Op::Encode, true, true), input);
+        let hex = |id: u64| {
+            let mut v = Vec::new();
+            Format::Hex.write(&codec.encode(id, 0).unwrap(), &mut v);
+            String::from_utf8(v).unwrap()
+        };
+        let want = format!(
+            "name,id,note\r\n\"Smith, J\",{},\"two\r\nlines\"\r\nAnn,{},plain\r\n\nEve,{},last",
+            hex(7),
+            hex(8),
+            hex(9)
+        );
+        assert_eq!(String::from_utf8_lossy(&enc), want);
+        // The bad record is named by the line it starts on (the header is line 1, and a
+        // record spans two lines).
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].line, 5);
+        // Decoding gives the input back, but for the bad record (an empty line, which has
+        // no field 2).
+        let (dec, errors) = run(&codec, &opts(Op::Decode, true, true), &enc);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(
+            String::from_utf8_lossy(&dec),
+            "name,id,note\r\n\"Smith, J\",7,\"two\r\nlines\"\r\nAnn,8,plain\r\n\nEve,9,last"
+        );
+    }
+
+    #[test]
+    fn input_that_is_not_csv_ends_the_run_naming_its_line() {
+        let codec = Codec::new(
+            &fixed_ring(1),
+            Spec::new(Scheme::Aes128, Form::Deterministic),
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        let err = stream::run(
+            &codec,
+            &opts(Op::Encode, true, false),
+            &mut &b"a,1\nb,\"2\nc,3\n"[..],
+            &mut out,
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, StreamError::Csv(ref m) if m.starts_with("line 2:")),
+            "{err}"
+        );
+        // The records before it are written.
+        assert!(
+            out.starts_with(b"a,")
+                && out.ends_with(b"\n")
+                && out.iter().filter(|&&c| c == b'\n').count() == 1
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(100))]
+        /// Without quotes, CSV mode and cut mode agree, header or not.
+        #[test]
+        fn unquoted_csv_is_read_as_cut_reads_it(
+            rows in proptest::collection::vec(("[a-z ]{0,5}", 0u64..1_000_000, "[a-z0-9]{0,5}"), 0..20),
+            header in any::<bool>(),
+            crlf in any::<bool>(),
+        ) {
+            let codec = Codec::new(&fixed_ring(1), Spec::new(Scheme::Uuid, Form::Deterministic)).unwrap();
+            let end = if crlf { "\r\n" } else { "\n" };
+            let input: String = rows.iter().map(|(a, id, c)| format!("{a},{id},{c}{end}")).collect();
+            let o_cut = Options { format: Format::Uuid, ..opts(Op::Encode, false, header) };
+            let o_csv = Options { csv: true, ..o_cut.clone() };
+            let (cut, e1) = run(&codec, &o_cut, input.as_bytes());
+            let (csv, e2) = run(&codec, &o_csv, input.as_bytes());
+            prop_assert_eq!(&cut, &csv);
+            prop_assert_eq!(e1.len(), e2.len());
+        }
     }
 }

@@ -54,43 +54,6 @@ pub enum TextError {
     TooLarge,
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
-const CROCKFORD: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
-const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-/// Two hex digits for every byte value.
-static HEX_PAIRS: [[u8; 2]; 256] = {
-    let mut t = [[0u8; 2]; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = [HEX[i >> 4], HEX[i & 15]];
-        i += 1;
-    }
-    t
-};
-
-static CROCKFORD_VALUES: [u8; 256] = {
-    let mut t = [0xffu8; 256];
-    let mut i = 0;
-    while i < 32 {
-        let c = CROCKFORD[i];
-        t[c as usize] = i as u8;
-        t[c.to_ascii_uppercase() as usize] = i as u8;
-        i += 1;
-    }
-    t
-};
-
-static BASE62_VALUES: [u8; 256] = {
-    let mut t = [0xffu8; 256];
-    let mut i = 0;
-    while i < 62 {
-        t[BASE62[i] as usize] = i as u8;
-        i += 1;
-    }
-    t
-};
-
 impl Format {
     /// The number of characters.
     pub fn width(self) -> usize {
@@ -126,59 +89,36 @@ impl Format {
         let out = &mut dst[..36];
         match self {
             Format::Uuid => {
-                let mut s = [0u8; 36];
-                let mut p = 0;
-                for (i, b) in v.iter().enumerate() {
-                    if matches!(i, 4 | 6 | 8 | 10) {
-                        s[p] = b'-';
-                        p += 1;
-                    }
-                    s[p..p + 2].copy_from_slice(&HEX_PAIRS[*b as usize]);
-                    p += 2;
-                }
-                out.copy_from_slice(&s);
+                // 8-4-4-4-12: the 32 digits, then the dashes opened up from the end.
+                let mut s = [0u8; 32];
+                crate::hex::encode_lower(v, &mut s);
+                out[..8].copy_from_slice(&s[..8]);
+                out[8] = b'-';
+                out[9..13].copy_from_slice(&s[8..12]);
+                out[13] = b'-';
+                out[14..18].copy_from_slice(&s[12..16]);
+                out[18] = b'-';
+                out[19..23].copy_from_slice(&s[16..20]);
+                out[23] = b'-';
+                out[24..36].copy_from_slice(&s[20..32]);
                 36
             }
             Format::Hex => {
-                let mut s = [0u8; 32];
-                for (i, b) in v.iter().enumerate() {
-                    s[2 * i..2 * i + 2].copy_from_slice(&HEX_PAIRS[*b as usize]);
-                }
-                out[..32].copy_from_slice(&s);
+                crate::hex::encode_lower(v, &mut out[..32]);
                 32
             }
             Format::Base32 => {
-                let x = u128::from_be_bytes(*v);
-                let mut s = [0u8; 26];
-                for (i, c) in s.iter_mut().enumerate() {
-                    let shift = 125 - 5 * i as i32;
-                    let digit = if shift >= 0 {
-                        (x >> shift) & 31
-                    } else {
-                        (x << -shift) & 31
-                    };
-                    *c = CROCKFORD[digit as usize];
-                }
-                out[..26].copy_from_slice(&s);
+                crate::base32::encode(u128::from_be_bytes(*v), &mut out[..26]);
                 26
             }
             Format::Base62 => {
-                // Two u128 divisions by 62^10, then cheap u64 arithmetic.
-                const P10: u128 = 839_299_365_868_340_224; // 62^10
-                let x = u128::from_be_bytes(*v);
-                let (hi, lo) = (x / P10, (x % P10) as u64);
-                let (top, mid) = ((hi / P10) as u64, (hi % P10) as u64);
+                // The `base62` crate's digits (about 2.5x faster than ours were: `cargo
+                // bench --bench text_codecs`), left-padded with `0` to the fixed width.
                 let mut s = [0u8; 22];
-                let fill = |mut n: u64, digits: &mut [u8]| {
-                    for c in digits.iter_mut().rev() {
-                        *c = BASE62[(n % 62) as usize];
-                        n /= 62;
-                    }
-                };
-                fill(top, &mut s[..2]);
-                fill(mid, &mut s[2..12]);
-                fill(lo, &mut s[12..]);
-                out[..22].copy_from_slice(&s);
+                let n = base62::encode_bytes(u128::from_be_bytes(*v), &mut s)
+                    .expect("22 digits hold any 128-bit number");
+                out[..22 - n].fill(b'0');
+                out[22 - n..22].copy_from_slice(&s[..n]);
                 22
             }
         }
@@ -247,34 +187,17 @@ impl Format {
                     .unwrap_or(0);
                 Err(bad(position))
             }
-            Format::Base32 => {
-                let mut x: u128 = 0;
-                for (i, &c) in text.iter().enumerate() {
-                    let d = CROCKFORD_VALUES[c as usize];
-                    if d == 0xff {
-                        return Err(bad(i));
-                    }
-                    if i == 0 && d > 7 {
-                        return Err(TextError::TooLarge);
-                    }
-                    x = (x << 5) | u128::from(d);
-                }
-                Ok(x.to_be_bytes())
-            }
-            Format::Base62 => {
-                let mut x: u128 = 0;
-                for (i, &c) in text.iter().enumerate() {
-                    let d = BASE62_VALUES[c as usize];
-                    if d == 0xff {
-                        return Err(bad(i));
-                    }
-                    x = x
-                        .checked_mul(62)
-                        .and_then(|x| x.checked_add(u128::from(d)))
-                        .ok_or(TextError::TooLarge)?;
-                }
-                Ok(x.to_be_bytes())
-            }
+            Format::Base32 => match crate::base32::decode(text, u128::MAX) {
+                Ok(x) => Ok(x.to_be_bytes()),
+                Err(crate::base32::Error::Character(i)) => Err(bad(i)),
+                Err(crate::base32::Error::TooLarge) => Err(TextError::TooLarge),
+            },
+            Format::Base62 => match base62::decode(text) {
+                Ok(x) => Ok(x.to_be_bytes()),
+                Err(base62::DecodeError::InvalidBase62Byte(_, i)) => Err(bad(i)),
+                Err(base62::DecodeError::ArithmeticOverflow) => Err(TextError::TooLarge),
+                Err(base62::DecodeError::EmptyInput) => Err(TextError::Empty),
+            },
         }
     }
 }

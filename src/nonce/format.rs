@@ -18,9 +18,6 @@ pub enum Format {
     Binary,
 }
 
-const CROCKFORD: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
 /// Why a text could not be read back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("not a {width}-bit nonce in {format}")]
@@ -51,10 +48,7 @@ impl Format {
             Format::Binary => return out.extend_from_slice(be),
             Format::Hex => {
                 let mut s = [0u8; 32];
-                for (i, b) in be.iter().enumerate() {
-                    s[2 * i] = HEX[usize::from(b >> 4)];
-                    s[2 * i + 1] = HEX[usize::from(b & 15)];
-                }
+                crate::hex::encode_lower(be, &mut s);
                 out.extend_from_slice(&s[..2 * n]);
             }
             Format::Base64 => {
@@ -66,9 +60,9 @@ impl Format {
             }
             Format::Base32 => {
                 let digits = (width.bits() as usize).div_ceil(5);
-                for i in (0..digits).rev() {
-                    out.push(CROCKFORD[((v >> (5 * i)) & 31) as usize]);
-                }
+                let mut s = [0u8; 26];
+                crate::base32::encode(v, &mut s[..digits]);
+                out.extend_from_slice(&s[..digits]);
             }
             Format::Decimal => {
                 let mut buf = itoa::Buffer::new();
@@ -95,11 +89,7 @@ impl Format {
                 let start = out.len();
                 out.resize(start + values.len() * line, 0);
                 for (dst, v) in out[start..].chunks_exact_mut(line).zip(values) {
-                    let bytes = v.to_be_bytes();
-                    for (i, b) in bytes[16 - n..].iter().enumerate() {
-                        dst[2 * i] = HEX[usize::from(b >> 4)];
-                        dst[2 * i + 1] = HEX[usize::from(b & 15)];
-                    }
+                    crate::hex::encode_lower(&v.to_be_bytes()[16 - n..], dst);
                     dst[2 * n] = b'\n';
                 }
             }
@@ -151,15 +141,7 @@ impl Format {
                 if text.len() != digits {
                     return Err(err);
                 }
-                let mut v: u128 = 0;
-                for &c in text {
-                    let d = CROCKFORD
-                        .iter()
-                        .position(|&x| x == c.to_ascii_lowercase())
-                        .ok_or_else(|| err.clone())?;
-                    v = v.checked_mul(32).ok_or_else(|| err.clone())? | d as u128;
-                }
-                v
+                crate::base32::decode(text, max).map_err(|_| err.clone())?
             }
             Format::Decimal => {
                 let s = std::str::from_utf8(text).map_err(|_| err.clone())?;

@@ -80,7 +80,7 @@ impl StateFile {
         #[cfg(unix)]
         {
             use std::os::unix::fs::OpenOptionsExt;
-            opts.custom_flags(libc::O_NONBLOCK);
+            opts.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
         }
         let bytes = match opts.open(&self.path) {
             Ok(mut f) => {

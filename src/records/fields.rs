@@ -46,6 +46,9 @@ pub struct Options {
     pub token_fields: Vec<Field>,
     /// Per-table or per-tenant context of the subkeys.
     pub context: Vec<u8>,
+    /// Decrypting: keep the token columns (by default those found after their field in
+    /// the header, or those of `token_fields` without a header, are dropped).
+    pub keep_tokens: bool,
 }
 
 /// What went wrong. Never carries a value.
@@ -280,8 +283,10 @@ pub fn encrypt(
     Ok(rows)
 }
 
-/// Decrypts the chosen fields and drops the token columns of `token_fields`. Every
-/// other field is written exactly as it was.
+/// Decrypts the chosen fields and drops the token columns: with a header row, every
+/// `NAME_token` column right after a column NAME (as `encrypt` adds them); without one,
+/// the columns after each of `token_fields`; none with `keep_tokens`. Every other field
+/// is written exactly as it was.
 pub fn decrypt(
     ring: &Keyring,
     opts: &Options,
@@ -303,37 +308,42 @@ pub fn decrypt(
         if plan.is_none() {
             if opts.header {
                 // The original header: each token column `NAME_token` right after a
-                // token field NAME is dropped.
+                // column NAME (as encrypt-fields adds them) is dropped, with its values,
+                // unless `keep_tokens`.
                 let cols = row_values(&row);
                 let mut original: Vec<Vec<u8>> = Vec::new();
                 let mut kept_raw: Vec<&[u8]> = Vec::new();
+                let mut dropped: Vec<usize> = Vec::new();
                 let mut j = 0;
                 while j < cols.len() {
                     let i = original.len();
                     original.push(cols[j].clone());
                     kept_raw.push(row.fields[j].raw(row.bytes));
-                    let is_token_field = opts.token_fields.iter().any(|f| match f {
-                        Field::Name(n) => n.as_bytes() == cols[j].as_slice(),
-                        Field::Number(n) => *n == i + 1,
-                    });
                     let next_is_token = cols
                         .get(j + 1)
                         .is_some_and(|c| *c == [&cols[j][..], b"_token"].concat());
-                    j += if is_token_field && next_is_token {
-                        2
+                    if next_is_token && !opts.keep_tokens {
+                        dropped.push(i);
+                        j += 2;
                     } else {
-                        1
-                    };
+                        j += 1;
+                    }
                 }
                 let f = resolve(&opts.fields, Some(&original))?;
-                let t = resolve(&opts.token_fields, Some(&original))?;
+                // Named token fields must exist; the columns dropped are those found.
+                resolve(&opts.token_fields, Some(&original))?;
+                let t = dropped;
                 out.extend_from_slice(&kept_raw.join(&d.delimiter));
                 out.extend_from_slice(row.line_end());
                 plan = Some((f, t, original));
                 continue;
             }
             let f = resolve(&opts.fields, None)?;
-            let t = resolve(&opts.token_fields, None)?;
+            let t = if opts.keep_tokens {
+                Vec::new()
+            } else {
+                resolve(&opts.token_fields, None)?
+            };
             let width = row.fields.len().saturating_sub(t.len());
             plan = Some((f, t, (0..width).map(|i| column_name(None, i)).collect()));
         }

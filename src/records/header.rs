@@ -490,8 +490,8 @@ pub struct Peek {
     pub page_size: u32,
     /// Commits so far (the newest readable copy's sequence).
     pub sequence: u64,
-    /// The key slots.
-    pub slots: Vec<String>,
+    /// The key slots (their public parts: kinds, key ids, fingerprints, parameters).
+    pub slots: Vec<Slot>,
     /// Bytes of the file.
     pub bytes: u64,
     /// Each copy's sequence, or `None` when it fails its checksum (without a key, a
@@ -520,7 +520,7 @@ pub fn peek(path: &std::path::Path) -> Result<Peek, RecordsError> {
         version: h.version,
         page_size: h.page_size,
         sequence: h.sequence,
-        slots: h.slots.iter().map(Slot::describe).collect(),
+        slots: h.slots.clone(),
         bytes: len,
         copies: [0, 1].map(|i| copies[i].header.as_ref().ok().map(|h| h.sequence)),
     })

@@ -61,7 +61,7 @@ pub struct Info {
     /// Bytes of the file.
     pub bytes: u64,
     /// The key slots (kind, key id and fingerprint, or Argon2id parameters).
-    pub slots: Vec<String>,
+    pub slots: Vec<Slot>,
     /// The header's sequence number (commits so far).
     pub sequence: u64,
     /// The key the next appended line gets (line files).
@@ -188,7 +188,7 @@ impl RecordFile {
             live_pages: live,
             allocated: self.root.allocated,
             bytes: self.header.pages_at() + self.root.allocated * self.page_size as u64,
-            slots: self.header.slots.iter().map(Slot::describe).collect(),
+            slots: self.header.slots.clone(),
             sequence: self.header.sequence,
             next_number: self.root.next_number,
             header_row: self.root.header_row,

@@ -59,14 +59,12 @@ pub enum Unlock<'a> {
 
 /// A keyring key's fingerprint, as slots record it and `veilkit keys` shows it.
 pub fn fingerprint(k: &MasterKey) -> [u8; 8] {
-    let mut fp = [0u8; 8];
-    k.derive("fingerprint", b"", &mut fp);
-    fp
+    k.fingerprint()
 }
 
 /// A fingerprint in hex, as messages show it.
 pub fn fingerprint_hex(fp: &[u8; 8]) -> String {
-    fp.iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::lower_string(fp)
 }
 
 fn slot_kek_keyring(k: &MasterKey, file_id: &[u8; 16]) -> Zeroizing<[u8; 32]> {

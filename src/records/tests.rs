@@ -810,6 +810,7 @@ mod fields {
             fields: Field::parse_list(fields),
             token_fields: Field::parse_list(tokens),
             context: b"customers".to_vec(),
+            keep_tokens: false,
         }
     }
 

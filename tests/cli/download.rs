@@ -199,3 +199,120 @@ fn an_update_fetches_only_what_changed_and_gives_the_build_of_the_new_data() {
     assert_eq!(v["body_bytes"], 0);
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&b).unwrap());
 }
+
+/// A forward proxy on loopback, as HTTP_PROXY names one: it answers requests in absolute
+/// form (`GET http://host/path HTTP/1.1`) for the host `mirror.invalid` itself, from
+/// `bodies`, and counts them; any request not in absolute form, or for another host, is
+/// answered 502, so a client that bypassed the proxy could not succeed.
+struct Proxy {
+    addr: std::net::SocketAddr,
+    proxied: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Proxy {
+    fn start(bodies: std::collections::HashMap<String, String>) -> Proxy {
+        use std::io::{BufRead, BufReader, Write};
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let proxied = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let bodies = std::sync::Arc::new(bodies);
+        let count = proxied.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(conn) = conn else { return };
+                let (bodies, count) = (bodies.clone(), count.clone());
+                std::thread::spawn(move || -> std::io::Result<()> {
+                    let mut reader = BufReader::new(conn.try_clone()?);
+                    let mut conn = std::io::BufWriter::new(conn);
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line)? == 0 {
+                            return Ok(());
+                        }
+                        loop {
+                            let mut h = String::new();
+                            if reader.read_line(&mut h)? == 0 || h == "\r\n" {
+                                break;
+                            }
+                        }
+                        let target = line.split(' ').nth(1).unwrap_or("");
+                        let Some(path) = target.strip_prefix("http://mirror.invalid/r/") else {
+                            conn.write_all(
+                                b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n",
+                            )?;
+                            conn.flush()?;
+                            continue;
+                        };
+                        count.fetch_add(1, Ordering::Relaxed);
+                        let body = bodies.get(path).map_or("", String::as_str);
+                        write!(
+                            conn,
+                            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                            body.len()
+                        )?;
+                        conn.flush()?;
+                    }
+                });
+            }
+        });
+        Proxy { addr, proxied }
+    }
+}
+
+#[test]
+fn a_download_goes_through_the_proxy_that_http_proxy_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = password_dump(3_000);
+    let reference = build_from(dir.path(), "ref", &dump);
+    // The range bodies as the API sends them: suffix:count, CRLF.
+    let mut bodies: std::collections::HashMap<String, String> = Default::default();
+    for l in dump.lines() {
+        let (prefix, rest) = l.split_at(5);
+        bodies
+            .entry(prefix.to_string())
+            .or_default()
+            .push_str(&format!("{rest}\r\n"));
+    }
+    let proxy = Proxy::start(bodies);
+    let out = dir.path().join("hibp.idx");
+    // The host does not resolve: only the proxy can answer.
+    let r = std_veilkit()
+        .args(["-q", "breach", "download", "--parallel", "16", "--source"])
+        .arg("http://mirror.invalid/r/{prefix}")
+        .arg("-o")
+        .arg(&out)
+        .env("HTTP_PROXY", format!("http://{}", proxy.addr))
+        .env_remove("http_proxy")
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy")
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(&reference).unwrap()
+    );
+    assert_eq!(
+        proxy.proxied.load(std::sync::atomic::Ordering::Relaxed),
+        1_048_576
+    );
+    // NO_PROXY naming the host bypasses the proxy: the name does not resolve, and the
+    // error says which range could not be fetched.
+    let _ = std::fs::remove_file(dir.path().join(".hibp2.idx.download"));
+    let bypass = std_veilkit()
+        .args(["-q", "breach", "download", "--retries", "0", "--source"])
+        .arg("http://mirror.invalid/r/{prefix}")
+        .arg("-o")
+        .arg(dir.path().join("hibp2.idx"))
+        .env("HTTP_PROXY", format!("http://{}", proxy.addr))
+        .env("NO_PROXY", "mirror.invalid")
+        .output()
+        .unwrap();
+    assert_eq!(bypass.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bypass.stderr).starts_with("veilkit: range "),
+        "{}",
+        String::from_utf8_lossy(&bypass.stderr)
+    );
+}

@@ -336,3 +336,62 @@ fn decode_accepts_upper_case() {
         .success()
         .stdout(predicate::str::contains("--stored-nonce"));
 }
+
+#[test]
+fn csv_fields_are_read_as_records_read_csv() {
+    // A header, a quoted id, a quoted note holding the delimiter and a line end, CRLF.
+    let input = "id,name,note\r\n\"42\",ann,\"a, b\r\nc\"\r\n0,bob,x\r\n";
+    let (code, out, err) = run(
+        &[
+            "encode",
+            "--context",
+            "users",
+            "--field",
+            "1",
+            "--csv",
+            "--header",
+        ],
+        input,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "id,name,note\r\n20e2525d-36bc-87ea-91d2-deb59e163fee,ann,\"a, b\r\nc\"\r\n\
+         2b41f6ab-9a39-87dc-9bf0-71602fd76308,bob,x\r\n"
+    );
+    let (code, back, _) = run(
+        &[
+            "decode",
+            "--context",
+            "users",
+            "--field",
+            "1",
+            "--csv",
+            "--header",
+        ],
+        &out,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(back, "id,name,note\r\n42,ann,\"a, b\r\nc\"\r\n0,bob,x\r\n");
+    // Cut-style splitting (no --csv) sees the quotes as part of the field.
+    let (code, _, err) = run(&["encode", "--field", "1", "-d", ",", "--header"], input);
+    assert_eq!(code, 2);
+    assert!(err.contains("stdin: line 2:"), "{err}");
+    // A bad id names the line its record starts on; input that is not CSV names its line.
+    let (code, _, err) = run(
+        &["encode", "--field", "1", "--csv", "--header"],
+        "id,note\n1,\"two\nlines\"\nx,y\n",
+    );
+    assert_eq!(code, 2);
+    assert!(err.starts_with("veilkit: stdin: line 4: "), "{err}");
+    let (code, _, err) = run(&["encode", "--field", "1", "--csv"], "1,\"open\n2,x\n");
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("veilkit: stdin: line 1: not valid CSV"),
+        "{err}"
+    );
+    // --header without --field passes the first line through too.
+    let (code, out, _) = run(&["encode", "--context", "users", "--header"], "id\n42\n");
+    assert_eq!(code, 0);
+    assert_eq!(out, "id\n20e2525d-36bc-87ea-91d2-deb59e163fee\n");
+}

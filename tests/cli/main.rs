@@ -10,6 +10,7 @@ mod download;
 mod generated;
 mod golden;
 mod ids;
+mod json;
 mod keys;
 mod nonce;
 mod okon;

@@ -551,6 +551,67 @@ fn field_encryption_round_trips_through_the_cli() {
     );
 }
 
+#[test]
+fn decrypt_fields_drops_the_token_columns_it_finds_and_numbers_lines_as_the_file_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let input = "id,email,ssn\n1,a@x.org,123\n2,b@x.org,456\n";
+    let fields = |cmd: &str, extra: &[&str], stdin: &str| {
+        veilkit()
+            .args(["records", cmd])
+            .args(extra)
+            .arg("--key-file")
+            .arg(&key)
+            .write_stdin(stdin.to_string())
+            .output()
+            .unwrap()
+    };
+    let enc = fields(
+        "encrypt-fields",
+        &["--fields", "ssn", "--token-fields", "email,ssn"],
+        input,
+    );
+    let text = stdout_of(&enc);
+    assert!(
+        text.starts_with("id,email,email_token,ssn,ssn_token\n"),
+        "{text}"
+    );
+    // No --token-fields needed: the NAME_token columns after their fields go.
+    let dec = fields("decrypt-fields", &["--fields", "ssn"], &text);
+    assert_eq!(stdout_of(&dec), input, "{}", stderr_of(&dec));
+    // --keep-tokens keeps them.
+    let kept = fields(
+        "decrypt-fields",
+        &["--fields", "ssn", "--keep-tokens"],
+        &text,
+    );
+    let kept = stdout_of(&kept);
+    assert!(
+        kept.starts_with("id,email,email_token,ssn,ssn_token\n"),
+        "{kept}"
+    );
+    assert!(kept.contains(",123,"), "{kept}");
+    // Lines are numbered as the file has them: the header is line 1, a ragged row keeps
+    // its own number.
+    let ragged = fields(
+        "encrypt-fields",
+        &["--fields", "ssn"],
+        "id,email,ssn\n1,a@x.org,123\n2,b@x.org\n",
+    );
+    assert_eq!(ragged.status.code(), Some(2));
+    assert!(
+        stderr_of(&ragged).contains("line 3: has no field 3"),
+        "{}",
+        stderr_of(&ragged)
+    );
+    let unknown = fields("encrypt-fields", &["--fields", "phone"], input);
+    assert!(
+        stderr_of(&unknown).contains("line 1: has no field \"phone\""),
+        "{}",
+        stderr_of(&unknown)
+    );
+}
+
 /// Kills `append` at many moments; every time, the file opens with the old or the new
 /// content and verifies.
 #[test]

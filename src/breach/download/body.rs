@@ -107,12 +107,10 @@ fn parse_count(s: &[u8]) -> Option<u64> {
 
 /// The five upper-case hex digits of a prefix.
 pub fn prefix_hex(prefix: u32) -> [u8; 5] {
-    let mut out = [0u8; 5];
-    for (i, o) in out.iter_mut().enumerate() {
-        let nibble = (prefix >> (16 - 4 * i)) & 0xf;
-        *o = b"0123456789ABCDEF"[nibble as usize];
-    }
-    out
+    // The 20-bit prefix, shifted to fill three bytes: its five digits lead their six.
+    let mut six = [0u8; 6];
+    crate::hex::encode_upper(&(prefix << 4).to_be_bytes()[1..], &mut six);
+    [six[0], six[1], six[2], six[3], six[4]]
 }
 
 /// Appends `v` as unsigned LEB128.

@@ -128,7 +128,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         loop {
             // Keep the terminal's settings so that a signal during the prompt puts
             // echo back (the prompt turns it off).
-            signals::save_tty(0);
+            signals::save_tty(std::io::stdin());
             let read = rpassword::prompt_password("Password (hidden; Ctrl-D to end): ");
             signals::restore_tty();
             let password = match read {

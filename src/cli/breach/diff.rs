@@ -47,6 +47,12 @@ pub struct Args {
     /// The newer index.
     #[arg(value_name = "NEW_INDEX")]
     pub new: PathBuf,
+
+    /// JSON Lines instead: one object per changed hash ({"type":"added"|"removed"|
+    /// "recounted", "hash", "count" or "old_count" and "new_count"}), then one
+    /// {"type":"summary"} (schema: docs/JSON.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `veilkit breach diff`.
@@ -55,9 +61,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let new = super::open_index(&args.new)?;
     let mut out = super::super::output::stdout_text();
     let bar = Bar::items(global, "comparing");
-    let s = crate::breach::ranges::diff(&old, &new, &mut out, &bar).context("diff")?;
+    let s = crate::breach::ranges::diff(&old, &new, &mut out, args.json, &bar).context("diff")?;
     bar.finish();
-    if !global.quiet {
+    if !global.quiet && !args.json {
         eprintln!(
             "veilkit: {} added, {} removed, {} re-counted, {} unchanged",
             s.added, s.removed, s.recounted, s.same

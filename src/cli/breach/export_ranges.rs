@@ -105,15 +105,7 @@ fn sync_filesystem(dir: &Path) -> std::io::Result<()> {
     let d = std::fs::File::open(dir)?;
     #[cfg(target_os = "linux")]
     {
-        use std::os::fd::AsRawFd;
-        #[allow(unsafe_code)]
-        // SAFETY: syncfs takes a descriptor we own and open for the whole call; it reads
-        // and writes no memory of ours.
-        let r = unsafe { libc::syncfs(d.as_raw_fd()) };
-        if r != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(())
+        rustix::fs::syncfs(&d).map_err(std::io::Error::from)
     }
     #[cfg(not(target_os = "linux"))]
     {

@@ -19,7 +19,13 @@ pub const MAN: ManExtra = ManExtra {
     exit_status: EXIT_PLAIN,
     uses_keys: false,
     environment: &[],
-    examples: &[("Describe an index", "veilkit breach info hibp.idx")],
+    examples: &[
+        ("Describe an index", "veilkit breach info hibp.idx"),
+        (
+            "Its number of hashes, in a script",
+            "veilkit breach info --json hibp.idx | jq .hashes",
+        ),
+    ],
 };
 
 /// Arguments of `veilkit breach info`.
@@ -29,6 +35,10 @@ pub struct Args {
     /// The index.
     #[arg(value_name = "INDEX")]
     pub index: PathBuf,
+
+    /// Print one JSON object instead of `key: value` lines (schema: docs/JSON.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `veilkit breach info`.
@@ -85,7 +95,33 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         ),
     ];
     lines.push(partial_line(h.partial()));
+    if args.json {
+        return print_json(serde_json::json!({
+            "file": args.index.display().to_string(),
+            "format": "exact",
+            "version": h.version,
+            "kind": p.kind.id(),
+            "tier": any.tier().name(),
+            "hashes": h.records,
+            "bytes": h.file_len,
+            "record_bytes": p.record_size,
+            "count_bits": p.count_bits,
+            "table_bits": p.table_bits,
+            "table_bytes": h.table_at.1,
+            "overflow_entries": h.overflow_entries,
+            "max_count": h.max_count,
+            "total_count": h.total_count,
+            "identity": format!("{:016x}", h.identity()),
+            "partial": h.partial(),
+        }));
+    }
     print_fields(&lines)
+}
+
+/// Prints one JSON object and a line end.
+fn print_json(value: serde_json::Value) -> anyhow::Result<Status> {
+    super::super::output::print_json(&value)?;
+    Ok(Status::Success)
 }
 
 /// Whether the index holds every range.
@@ -163,6 +199,27 @@ fn tier_info(args: &Args, any: &crate::breach::tier::AnyIndex) -> anyhow::Result
     }
     lines.push(("built from", format!("exact index {:016x}", h.source_id)));
     lines.push(partial_line(h.partial()));
+    if args.json {
+        let mut v = serde_json::json!({
+            "file": args.index.display().to_string(),
+            "format": if h.tier == Tier::Compact { "compact" } else { "filter" },
+            "version": h.version,
+            "kind": h.kind.id(),
+            "tier": h.tier.name(),
+            "hashes": h.hashes,
+            "bytes": h.file_len,
+            "false_positive_rate": any.false_positive_rate(),
+            "counts": h.tier.has_counts(),
+            "shared_keys": h.collisions,
+            "source_identity": format!("{:016x}", h.source_id),
+            "partial": h.partial(),
+        });
+        if h.tier.has_counts() {
+            v["max_count"] = h.max_count.into();
+            v["total_count"] = h.total_count.into();
+        }
+        return print_json(v);
+    }
     print_fields(&lines)
 }
 

@@ -9,7 +9,6 @@ use super::download::{WireArgs, explain, journal_path, validators_path};
 use crate::breach::download::{self, fetch, validators};
 use crate::breach::ranges::PREFIXES;
 use anyhow::Context;
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -170,8 +169,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             "body_bytes": stats.bytes,
             "seconds": secs,
         });
-        let mut o = std::io::stdout().lock();
-        writeln!(o, "{v}").context("standard output")?;
+        super::super::output::print_json(&v)?;
     } else {
         info(
             global,

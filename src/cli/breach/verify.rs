@@ -34,15 +34,46 @@ pub struct Args {
     /// The index.
     #[arg(value_name = "INDEX")]
     pub index: PathBuf,
+
+    /// Print the result as one JSON object on standard output (schema: docs/JSON.md);
+    /// a problem is still named on standard error, with status 2.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `veilkit breach verify`.
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
-    let index = super::open_any(&args.index, None)?;
-    let bar = Bar::bytes(global, "verifying");
     let shown = args.index.display();
-    let report = index
-        .verify(&bar)
+    let index = match super::open_any(&args.index, None) {
+        Ok(i) => i,
+        Err(e) => {
+            if args.json {
+                super::super::output::print_json(&serde_json::json!({
+                    "file": shown.to_string(),
+                    "sound": false,
+                    "error": format!("{e:#}"),
+                }))?;
+            }
+            return Err(e);
+        }
+    };
+    let bar = Bar::bytes(global, "verifying");
+    let result = index.verify(&bar);
+    bar.finish();
+    if args.json {
+        let mut v = serde_json::json!({
+            "file": shown.to_string(),
+            "kind": index.kind().id(),
+            "tier": index.tier().name(),
+            "sound": result.is_ok(),
+        });
+        match &result {
+            Ok(n) => v["entries"] = (*n).into(),
+            Err(e) => v["error"] = format!("{e}").into(),
+        }
+        super::super::output::print_json(&v)?;
+    }
+    let report = result
         .map(|n| {
             format!(
                 "{shown}: sound ({n} {} of a {} {} index)",
@@ -56,7 +87,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             )
         })
         .with_context(|| shown.to_string());
-    bar.finish();
-    info(global, report?);
+    let report = report?;
+    if !args.json {
+        info(global, report);
+    }
     Ok(Status::Success)
 }

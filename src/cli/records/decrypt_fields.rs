@@ -12,7 +12,9 @@ pub const ABOUT: &str =
 /// The description in `--help` and the man page.
 pub const LONG_ABOUT: &str = "Decrypt the --fields of a CSV or TSV stream made by \
 `encrypt-fields`, with the same key file (any key of the keyring it was made with: the key \
-id travels in each value) and --context, and drop the token columns of --token-fields. A \
+id travels in each value) and --context, and drop the token columns encrypt-fields added \
+(each NAME_token column right after a column NAME in the header row; without a header, \
+those after the --token-fields), unless --keep-tokens. A \
 value that does not authenticate (another key or context, moved from another column, \
 changed) stops the run with an error naming its line and column; nothing is guessed.";
 
@@ -23,7 +25,7 @@ pub const MAN: ManExtra = ManExtra {
     environment: &[],
     examples: &[(
         "Back to the original",
-        "veilkit records decrypt-fields --fields email,ssn --token-fields email safe.csv -o customers.csv",
+        "veilkit records decrypt-fields --fields email,ssn safe.csv -o customers.csv",
     )],
 };
 
@@ -33,9 +35,17 @@ pub const MAN: ManExtra = ManExtra {
 pub struct Args {
     #[command(flatten)]
     pub fields: FieldArgs,
+
+    /// Keep the token columns (NAME_token) instead of dropping them.
+    #[arg(long)]
+    pub keep_tokens: bool,
 }
 
 /// Runs `veilkit records decrypt-fields`.
 pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
-    run_fields(&args.fields, fields::decrypt)
+    let opts = fields::Options {
+        keep_tokens: args.keep_tokens,
+        ..args.fields.options()
+    };
+    run_fields(&args.fields, opts, fields::decrypt)
 }

@@ -69,7 +69,9 @@ pub struct FieldArgs {
     #[arg(long, value_name = "LIST", required = true)]
     pub fields: String,
 
-    /// Columns with a NAME_token column after them.
+    /// Columns with a NAME_token column after them (encrypt-fields adds them;
+    /// decrypt-fields needs them only for input without a header row, where a token
+    /// column cannot be told by its name).
     #[arg(long, value_name = "LIST")]
     pub token_fields: Option<String>,
 
@@ -94,7 +96,7 @@ pub struct FieldArgs {
 }
 
 impl FieldArgs {
-    /// The library's options.
+    /// The library's options (`keep_tokens` off).
     pub fn options(&self) -> Options {
         let tsv = match self.input_format {
             Some(f) => f == DelimitedArg::Tsv,
@@ -110,6 +112,7 @@ impl FieldArgs {
                 .map(Field::parse_list)
                 .unwrap_or_default(),
             context: self.context.as_bytes().to_vec(),
+            keep_tokens: false,
         }
     }
 }
@@ -127,9 +130,9 @@ type FieldFn = fn(
     &mut dyn std::io::Write,
 ) -> Result<u64, fields::FieldError>;
 
-/// Runs a field command over the arguments' streams.
-pub fn run_fields(args: &FieldArgs, f: FieldFn) -> anyhow::Result<Status> {
-    let opts = args.options();
+/// Runs a field command over the arguments' streams with `opts` (from
+/// [`FieldArgs::options`]).
+pub fn run_fields(args: &FieldArgs, opts: Options, f: FieldFn) -> anyhow::Result<Status> {
     if opts.fields.is_empty() {
         anyhow::bail!("--fields: no field named");
     }
@@ -170,5 +173,5 @@ pub struct Args {
 
 /// Runs `veilkit records encrypt-fields`.
 pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
-    run_fields(&args.fields, fields::encrypt)
+    run_fields(&args.fields, args.fields.options(), fields::encrypt)
 }

@@ -46,6 +46,30 @@ pub struct Args {
 
     #[command(flatten)]
     pub recovery: super::RecoveryArgs,
+
+    /// Print one JSON object instead of `key: value` lines (schema: docs/JSON.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A key slot as JSON: its kind and what identifies it (never key material).
+pub fn slot_json(slot: &crate::records::slots::Slot) -> serde_json::Value {
+    use crate::records::slots::{Slot, fingerprint_hex};
+    match slot {
+        Slot::Keyring {
+            key_id,
+            fingerprint,
+            ..
+        } => serde_json::json!({
+            "kind": "keyring",
+            "key_id": key_id,
+            "fingerprint": fingerprint_hex(fingerprint),
+        }),
+        Slot::Passphrase { params, .. } => serde_json::json!({
+            "kind": "passphrase",
+            "argon2id": { "memory_kib": params.0, "passes": params.1, "lanes": params.2 },
+        }),
+    }
 }
 
 /// Runs `veilkit records info`.
@@ -67,8 +91,27 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         ("page size", peek.page_size.to_string()),
         ("commits", peek.sequence.to_string()),
         ("copies", format!("A {}; B {}", copy(0), copy(1))),
-        ("key slots", peek.slots.join("; ")),
+        (
+            "key slots",
+            peek.slots
+                .iter()
+                .map(|s| s.describe())
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
     ];
+    let mut json = serde_json::json!({
+        "file": shown,
+        "version": peek.version,
+        "bytes": peek.bytes,
+        "page_size": peek.page_size,
+        "commits": peek.sequence,
+        "copies": peek.copies.iter().map(|c| match c {
+            Some(seq) => serde_json::json!({ "state": "readable", "sequence": seq }),
+            None => serde_json::json!({ "state": "damaged" }),
+        }).collect::<Vec<_>>(),
+        "slots": peek.slots.iter().map(slot_json).collect::<Vec<_>>(),
+    });
     let given = args.secrets.key.key_file.is_some()
         || args.secrets.passphrase
         || args.secrets.passphrase_file.is_some()
@@ -112,11 +155,35 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
             CopyState::Damaged(Some(s)) => format!("DAMAGED (claims sequence {s})"),
             CopyState::Damaged(None) => "DAMAGED".to_string(),
         };
+        let copy_json = |c: CopyState| match c {
+            CopyState::Current => serde_json::json!({ "state": "current" }),
+            CopyState::Behind => serde_json::json!({ "state": "behind" }),
+            CopyState::Damaged(s) => {
+                serde_json::json!({ "state": "damaged", "claims_sequence": s })
+            }
+        };
+        json["copies"] = i
+            .copies
+            .iter()
+            .map(|c| copy_json(*c))
+            .collect::<Vec<_>>()
+            .into();
+        json["records"] = i.records.into();
+        json["input"] = i.format.name().into();
+        json["key_field"] = i.key_field.clone().into();
+        json["header_row"] = i.header_row.into();
+        json["pages_in_use"] = i.live_pages.into();
+        json["pages_unreferenced"] = i.allocated.saturating_sub(i.live_pages).into();
+        json["index_buckets"] = i.buckets.into();
         lines.retain(|(k, _)| *k != "copies");
         lines.push((
             "copies",
             format!("A {}; B {}", state(i.copies[0]), state(i.copies[1])),
         ));
+    }
+    if args.json {
+        super::super::output::print_json(&json)?;
+        return Ok(Status::Success);
     }
     for (k, v) in lines {
         writeln!(

@@ -259,7 +259,7 @@ fn read_passphrase_unchecked(
 }
 
 fn prompt_hidden(prompt: &str) -> anyhow::Result<Zeroizing<Vec<u8>>> {
-    signals::save_tty(0);
+    signals::save_tty(std::io::stdin());
     let read = rpassword::prompt_password(prompt);
     signals::restore_tty();
     match read {

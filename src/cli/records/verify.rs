@@ -40,6 +40,11 @@ pub struct Args {
 
     #[command(flatten)]
     pub recovery: super::RecoveryArgs,
+
+    /// Print the result as one JSON object on standard output (schema: docs/JSON.md);
+    /// a problem is still named on standard error, with status 2.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `veilkit records verify`.
@@ -48,11 +53,36 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         .secrets
         .load(false, crate::records::format::ARGON_DEFAULT)?;
     let shown = args.file.display().to_string();
-    let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;
+    let failed = |e: anyhow::Error| -> anyhow::Result<Status> {
+        if args.json {
+            super::super::output::print_json(&serde_json::json!({
+                "file": shown,
+                "sound": false,
+                "error": format!("{e:#}"),
+            }))?;
+        }
+        Err(e)
+    };
+    let mut file = match open_file(&args.file, &secrets, false, &args.recovery) {
+        Ok(f) => f,
+        Err(e) => return failed(e),
+    };
     let bar = Bar::items(global, "verifying");
     let report = file.verify(&bar);
     bar.finish();
-    let report = report.map_err(|e| records_error(e, &shown))?;
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => return failed(records_error(e, &shown)),
+    };
+    if args.json {
+        super::super::output::print_json(&serde_json::json!({
+            "file": shown,
+            "sound": true,
+            "records": report.records,
+            "pages": report.pages,
+        }))?;
+        return Ok(Status::Success);
+    }
     info(
         global,
         format!(
