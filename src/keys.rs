@@ -519,4 +519,31 @@ mod tests {
         k.derive("ids", b"users", &mut a);
         assert_ne!(&a[..16], &short[..]);
     }
+
+    /// The deviations docs/KEYS.md lists as accepted are accepted, the others refused.
+    #[test]
+    fn key_file_deviations_as_documented() {
+        let line = "veilkit-key-1:1:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f:79aebb5e";
+        let upper = "veilkit-key-1:1:000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F:79AEBB5E";
+        for ok in [
+            format!("{line}\r\n"),
+            format!("{line}  \t\n"),
+            format!("  {line}\n"),
+            format!("  # a note\n\t\n{line}\n"),
+            format!("{upper}\n"),
+            line.to_string(),
+        ] {
+            let ring = Keyring::parse(&ok).unwrap_or_else(|e| panic!("{ok:?}: {e}"));
+            assert_eq!(ring.current().id(), 1);
+        }
+        for bad in [
+            format!("\u{feff}{line}\n"),
+            line.replace(":1:", ":01:"),
+            line.replace(":1:", ":+1:"),
+            line.replace(":1:", ": 1:"),
+            format!("{line}0"),
+        ] {
+            assert!(Keyring::parse(&bad).is_err(), "{bad:?}");
+        }
+    }
 }

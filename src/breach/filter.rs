@@ -208,14 +208,14 @@ fn fingerprint_bytes(tier: Tier) -> usize {
 }
 
 /// One built shard: its descriptor and fingerprint bytes.
-struct Built {
+pub(super) struct Built {
     shard: u64,
     keys: u64,
-    descriptor: [u8; DESCRIPTOR],
-    fingerprints: Vec<u8>,
+    pub(super) descriptor: [u8; DESCRIPTOR],
+    pub(super) fingerprints: Vec<u8>,
 }
 
-fn build_shard(shard: u64, keys: &[u64], small: bool) -> Result<Built, TierBuildError> {
+pub(super) fn build_shard(shard: u64, keys: &[u64], small: bool) -> Result<Built, TierBuildError> {
     let fail = |why| TierBuildError::Filter { shard, why };
     let mut descriptor = [0u8; DESCRIPTOR];
     let fingerprints = if keys.is_empty() {

@@ -444,3 +444,44 @@ proptest! {
         }
     }
 }
+
+/// The filter vector of docs/BREACH-FORMAT.md, "Filters": one shard over the keys of
+/// SHA-1("pw0") .. SHA-1("pw999"), with 16- and 8-bit fingerprints. A release of the
+/// `xorf` crate that built other bytes would change every filter file: this fails first.
+#[test]
+fn filter_test_vector() {
+    use sha2::Digest;
+    let mut keys: Vec<u64> = (0..1000)
+        .map(|i| {
+            let h = sha1::Sha1::digest(format!("pw{i}").as_bytes());
+            u64::from_be_bytes(h[..8].try_into().unwrap())
+        })
+        .collect();
+    keys.sort_unstable();
+    for (small, want) in [
+        (
+            false,
+            "9201f24fbff0622677ca66d3b61d394d84b3ec375deb3b8348a406d3d7ff4740",
+        ),
+        (
+            true,
+            "8a6925f4f1ff812c42f31e62aed93f9b48efb7bf251d174ff86a4dd4bd6b7027",
+        ),
+    ] {
+        let built = filter::build_shard(0, &keys, small).unwrap();
+        let d = &built.descriptor;
+        assert_eq!(
+            u64::from_le_bytes(d[0..8].try_into().unwrap()),
+            0x910a_2dec_8902_5cc1
+        );
+        assert_eq!(u32::from_le_bytes(d[8..12].try_into().unwrap()), 128);
+        assert_eq!(u32::from_le_bytes(d[12..16].try_into().unwrap()), 127);
+        assert_eq!(u32::from_le_bytes(d[16..20].try_into().unwrap()), 1152);
+        assert_eq!(built.fingerprints.len(), 1408 * if small { 1 } else { 2 });
+        assert_eq!(
+            crate::hex::lower_string(&sha2::Sha256::digest(&built.fingerprints)),
+            want,
+            "small: {small}"
+        );
+    }
+}

@@ -211,13 +211,21 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         out.flush().context("stdout")?;
         Ok(())
     };
-    if format == Format::Binary {
+    let written = if format == Format::Binary {
         let mut out = super::output::stdout_binary()?;
-        emit(&mut out)?;
+        emit(&mut out)
     } else {
         let mut out = super::output::stdout_text();
-        emit(&mut out)?;
+        emit(&mut out)
+    };
+    // Give back what was reserved and not issued (also after an error: the values
+    // issued so far stay reserved).
+    if let Err(e) = generator.finish() {
+        super::report::warn(format!(
+            "the unused end of this run's reservation stays reserved: {e}"
+        ));
     }
+    written?;
     Ok(Status::Success)
 }
 

@@ -1,5 +1,6 @@
 //! Block ciphers of each nonce width, from well-kept crates: Blowfish (64 bits),
-//! Speck96/144 (96 bits), AES-256 (128 bits).
+//! Speck96/144 (96 bits; eight blocks at a time where the CPU allows, see
+//! [`speck`](super::speck)), AES-256 (128 bits).
 
 use super::Width;
 use crate::keys::MasterKey;
@@ -12,7 +13,7 @@ pub enum NonceCipher {
     /// Blowfish with a 16-byte key.
     Blowfish(Box<blowfish::Blowfish>),
     /// Speck96/144.
-    Speck96(Box<speck_cipher::Speck96_144>),
+    Speck96(Box<super::speck::Speck96>),
     /// AES-256.
     Aes256(Box<::aes::Aes256>),
 }
@@ -31,7 +32,7 @@ impl NonceCipher {
             Width::W96 => {
                 let mut k = Zeroizing::new([0u8; 18]);
                 key.derive("nonces/speck-96", b"", k.as_mut());
-                NonceCipher::Speck96(Box::new(speck_cipher::Speck96_144::new(&Array::from(*k))))
+                NonceCipher::Speck96(Box::new(super::speck::Speck96::new(&k)))
             }
             Width::W128 => {
                 let mut k = Zeroizing::new([0u8; 32]);
@@ -47,9 +48,9 @@ impl NonceCipher {
             Width::W64 => {
                 NonceCipher::Blowfish(Box::new(blowfish::Blowfish::new_from_slice(key).ok()?))
             }
-            Width::W96 => NonceCipher::Speck96(Box::new(
-                speck_cipher::Speck96_144::new_from_slice(key).ok()?,
-            )),
+            Width::W96 => {
+                NonceCipher::Speck96(Box::new(super::speck::Speck96::new(key.try_into().ok()?)))
+            }
             Width::W128 => NonceCipher::Aes256(Box::new(::aes::Aes256::new_from_slice(key).ok()?)),
         })
     }
@@ -80,16 +81,7 @@ impl NonceCipher {
                     }
                 }
             }
-            NonceCipher::Speck96(c) => {
-                for v in values.iter_mut() {
-                    let mut b = Array::from([0u8; 12]);
-                    b.copy_from_slice(&v.to_be_bytes()[4..]);
-                    c.encrypt_block(&mut b);
-                    let mut full = [0u8; 16];
-                    full[4..].copy_from_slice(&b);
-                    *v = u128::from_be_bytes(full);
-                }
-            }
+            NonceCipher::Speck96(c) => c.encrypt_many(values),
             NonceCipher::Blowfish(c) => {
                 for v in values.iter_mut() {
                     let mut b = Array::from((*v as u64).to_be_bytes());
@@ -110,16 +102,7 @@ impl NonceCipher {
                     *v = u128::from_be_bytes(b.into());
                 }
             }
-            NonceCipher::Speck96(c) => {
-                for v in values.iter_mut() {
-                    let mut b = Array::from([0u8; 12]);
-                    b.copy_from_slice(&v.to_be_bytes()[4..]);
-                    c.decrypt_block(&mut b);
-                    let mut full = [0u8; 16];
-                    full[4..].copy_from_slice(&b);
-                    *v = u128::from_be_bytes(full);
-                }
-            }
+            NonceCipher::Speck96(c) => c.decrypt_many(values),
             NonceCipher::Blowfish(c) => {
                 for v in values.iter_mut() {
                     let mut b = Array::from((*v as u64).to_be_bytes());

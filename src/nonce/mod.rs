@@ -4,6 +4,7 @@
 
 pub mod cipher;
 pub mod format;
+pub mod speck;
 pub mod state;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -246,6 +247,27 @@ pub trait Reserve {
     /// The last reservation for `machine` and `width`, if any (read when a generator
     /// starts, so that its idea of "now" never falls behind it).
     fn mark(&mut self, machine: u32, width: Width) -> Result<Option<Mark>, NonceError>;
+    /// Gives back the unused end of a reservation whose highest value is `reserved`:
+    /// when that is still the highest reserved (nobody reserved after it), the highest
+    /// becomes `keep`, the last value its holder issued.
+    fn release(
+        &mut self,
+        machine: u32,
+        width: Width,
+        reserved: u128,
+        keep: u128,
+    ) -> Result<(), NonceError>;
+}
+
+/// [`Reserve::release`] on a map of marks.
+pub(crate) fn release_mark(mark: Option<&mut Mark>, reserved: u128, keep: u128) -> bool {
+    match mark {
+        Some(m) if m.highest == reserved && keep < reserved => {
+            m.highest = keep;
+            true
+        }
+        _ => false,
+    }
 }
 
 /// Reservations held in memory: unique within one process (and what the state file
@@ -309,6 +331,16 @@ impl Reserve for MemoryReserve {
     fn mark(&mut self, machine: u32, width: Width) -> Result<Option<Mark>, NonceError> {
         Ok(self.marks.get(&(machine, width)).copied())
     }
+    fn release(
+        &mut self,
+        machine: u32,
+        width: Width,
+        reserved: u128,
+        keep: u128,
+    ) -> Result<(), NonceError> {
+        release_mark(self.marks.get_mut(&(machine, width)), reserved, keep);
+        Ok(())
+    }
 }
 
 impl<R: Reserve + ?Sized> Reserve for &mut R {
@@ -324,6 +356,15 @@ impl<R: Reserve + ?Sized> Reserve for &mut R {
     }
     fn mark(&mut self, machine: u32, width: Width) -> Result<Option<Mark>, NonceError> {
         (**self).mark(machine, width)
+    }
+    fn release(
+        &mut self,
+        machine: u32,
+        width: Width,
+        reserved: u128,
+        keep: u128,
+    ) -> Result<(), NonceError> {
+        (**self).release(machine, width, reserved, keep)
     }
 }
 
@@ -344,6 +385,17 @@ impl<R: Reserve> Reserve for std::sync::Arc<std::sync::Mutex<R>> {
         self.lock()
             .unwrap_or_else(|e| e.into_inner())
             .mark(machine, width)
+    }
+    fn release(
+        &mut self,
+        machine: u32,
+        width: Width,
+        reserved: u128,
+        keep: u128,
+    ) -> Result<(), NonceError> {
+        self.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .release(machine, width, reserved, keep)
     }
 }
 
@@ -435,6 +487,19 @@ impl<C: Clock, R: Reserve> Generator<C, R> {
         wall.max(mono)
     }
 
+    /// Gives back the unused end of the current reservation (see [`Reserve::release`]),
+    /// so that the next process starts right after the last value issued. Called on
+    /// drop too (ignoring errors: a reservation kept wastes values, never reuses them).
+    pub fn finish(&mut self) -> Result<(), NonceError> {
+        if self.end > self.next && self.next > 0 {
+            let (reserved, keep) = (self.end - 1, self.next - 1);
+            self.end = self.next;
+            self.reserve
+                .release(self.machine, self.width, reserved, keep)?;
+        }
+        Ok(())
+    }
+
     fn refill(&mut self, want: u128, floor: u128, now: u64) -> Result<(), NonceError> {
         let start = self
             .reserve
@@ -520,6 +585,12 @@ impl<C: Clock, R: Reserve> Generator<C, R> {
             i += take;
         }
         Ok(())
+    }
+}
+
+impl<C: Clock, R: Reserve> Drop for Generator<C, R> {
+    fn drop(&mut self) {
+        let _ = self.finish();
     }
 }
 

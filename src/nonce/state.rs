@@ -226,4 +226,19 @@ impl Reserve for StateFile {
         // The file is replaced by rename, so a read without the lock sees a whole file.
         Ok(self.read()?.get(&(machine, width.bits())).copied())
     }
+
+    fn release(
+        &mut self,
+        machine: u32,
+        width: Width,
+        reserved: u128,
+        keep: u128,
+    ) -> Result<(), NonceError> {
+        let _lock = self.lock()?;
+        let mut map = self.read()?;
+        if super::release_mark(map.get_mut(&(machine, width.bits())), reserved, keep) {
+            self.write(&map)?;
+        }
+        Ok(())
+    }
 }

@@ -420,3 +420,54 @@ fn bulk_writing_matches_one_by_one() {
         }
     }
 }
+
+/// The vectors of docs/NONCES.md ("Test vectors"), read from the document itself: every
+/// row's value is recomputed from its kind, width, machine id, timestamp and count, with
+/// the key of docs/KEYS.md (bytes 00..1f, id 1), and so are the subkeys listed.
+#[test]
+fn documented_vectors() {
+    use super::cipher::NonceCipher;
+    let doc = include_str!("../../docs/NONCES.md");
+    let key = crate::keys::MasterKey::new(1, std::array::from_fn(|i| i as u8));
+    let section = doc
+        .split("## Test vectors")
+        .nth(1)
+        .expect("docs/NONCES.md has a Test vectors section");
+    let mut rows = 0;
+    for line in section.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() < 3 {
+            continue;
+        }
+        match cells[1] {
+            "subkey" => {
+                // | subkey | purpose | length | hex |
+                let mut out = vec![0u8; cells[3].parse().unwrap()];
+                key.derive(cells[2].trim_matches('`'), b"", &mut out);
+                assert_eq!(
+                    crate::hex::lower_string(&out),
+                    cells[4].trim_matches('`'),
+                    "{line}"
+                );
+                rows += 1;
+            }
+            kind @ ("counter" | "sortable" | "encrypted") => {
+                // | kind | width | machine | ts | count | value |
+                let width = Width::from_bits(cells[2].parse().unwrap()).unwrap();
+                let machine: u32 = cells[3].parse().unwrap();
+                let ts: u64 = cells[4].parse().unwrap();
+                let count: u128 = cells[5].parse().unwrap();
+                let c = width.floor(ts) + count;
+                let mut v = [width.compose(c, machine)];
+                if kind == "encrypted" {
+                    NonceCipher::new(width, &key).encrypt_many(&mut v);
+                }
+                let hex = format!("{:0w$x}", v[0], w = width.bytes() * 2);
+                assert_eq!(hex, cells[6].trim_matches('`'), "{line}");
+                rows += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(rows, 12, "9 values and 3 subkeys");
+}

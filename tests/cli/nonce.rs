@@ -300,3 +300,83 @@ fn impossible_state_files_and_exhaustion_are_precise_errors() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr_of(&out));
 }
+
+/// The state file after a run holds the last value issued, not the end of what the run
+/// reserved: sortable windows and counter reservations are trimmed at exit, and the next
+/// run continues right after (docs/NONCES.md, "What each kind reserves").
+#[test]
+fn reservations_are_trimmed_to_the_last_value_issued() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("state");
+    let key = keyfile(dir.path(), "k.key");
+    let key = key.to_str().unwrap();
+    let mark = |bits: u32| -> u128 {
+        let text = std::fs::read_to_string(&st).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("3 {bits} ")))
+            .unwrap_or_else(|| panic!("{text}"));
+        line.split(' ').nth(2).unwrap().parse().unwrap()
+    };
+    for (kind, bits, n) in [
+        ("sortable", "64", "5000"),
+        ("sortable", "96", "3"),
+        ("counter", "128", "10"),
+        ("encrypted", "64", "20000"),
+    ] {
+        let values = nonces(
+            &st,
+            &[
+                "--kind",
+                kind,
+                "--bits",
+                bits,
+                "--machine-id",
+                "3",
+                "-n",
+                n,
+                "--format",
+                "decimal",
+                "--key-file",
+                key,
+            ],
+        );
+        let b: u32 = bits.parse().unwrap();
+        if kind != "encrypted" {
+            // The counter of the last value: the value without its machine id.
+            let last: u128 = values.last().unwrap().parse().unwrap();
+            let cb = match b {
+                64 => 13,
+                96 => 45,
+                _ => 64,
+            };
+            let c = if b == 128 {
+                ((last >> 86) << 64) | (last & ((1 << 64) - 1))
+            } else {
+                ((last >> (cb + 9)) << cb) | (last & ((1 << cb) - 1))
+            };
+            assert_eq!(mark(b), c, "{kind} {bits}");
+        }
+        // The next run starts right after the last one.
+        let next = nonces(
+            &st,
+            &[
+                "--kind",
+                "counter",
+                "--bits",
+                bits,
+                "--machine-id",
+                "3",
+                "-n",
+                "1",
+                "--format",
+                "decimal",
+            ],
+        );
+        let first: u128 = next[0].parse().unwrap();
+        if kind != "encrypted" {
+            let last: u128 = values.last().unwrap().parse().unwrap();
+            assert!(first > last, "{kind} {bits}: {first} after {last}");
+        }
+    }
+}
