@@ -180,7 +180,11 @@ pub fn build(
     let (inputs, total) = match &source {
         Source::Stream { name, size, .. } => (vec![(name.clone(), None, None)], *size),
         Source::Directory(dir) => {
+            // Listing and sizing a million files takes seconds: the bar says so, and its
+            // total (the files' bytes) is known from the start of the build itself.
+            progress.phase("listing range files");
             let files = range_files(dir)?;
+            progress.phase("building");
             if files.len() < RANGES && !options.allow_partial {
                 return Err(missing_ranges(dir, &files));
             }

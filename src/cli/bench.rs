@@ -183,7 +183,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             "veilkit: warning: this is a debug build; its figures are many times below a release build's"
         );
     }
-    let bar = Bar::items(global, "bench");
+    let bar = Bar::items(global, "bench", "steps");
     let progress = Sections(&bar);
     let mut out = super::output::stdout_text();
     if !args.json {

@@ -284,21 +284,24 @@ pub struct Bar {
 }
 
 impl Bar {
-    /// A bar counting bytes (with throughput and ETA).
+    /// A bar counting bytes (with throughput as a short number, `95.3MB/s`, and ETA).
     pub fn bytes(global: super::Global, what: &str) -> Bar {
         Bar::new(
             global,
             what,
-            "{msg} [{bar:32}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+            "{msg} [{bar:32}] {decimal_bytes}/{decimal_total_bytes} {rate}B/s eta {eta}",
         )
     }
 
-    /// A bar counting items, with an integer rate (`1.8M/s`).
-    pub fn items(global: super::Global, what: &str) -> Bar {
+    /// A bar counting items, with its rate as a short number (`1.8M records/s`).
+    /// `unit` names what is counted (`records`), in the rate: `1.8M records/s`.
+    pub fn items(global: super::Global, what: &str, unit: &str) -> Bar {
         Bar::new(
             global,
             what,
-            "{msg} [{bar:32}] {human_pos}/{human_len} {rate} eta {eta}",
+            &format!(
+                "{{msg}} [{{bar:32}}] {{human_pos}}/{{human_len}} {{rate}} {unit}/s eta {{eta}}"
+            ),
         )
     }
 
@@ -307,7 +310,7 @@ impl Bar {
         Bar::new(
             global,
             what,
-            "{msg} [{bar:32}] {human_pos}/{human_len} ranges {rate} {wire} eta {eta}",
+            "{msg} [{bar:32}] {human_pos}/{human_len} ranges {rate} ranges/s {wire} eta {eta}",
         )
     }
 
@@ -327,7 +330,7 @@ impl Bar {
                 .with_key(
                     "rate",
                     |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                        let _ = write!(w, "{}/s", human_rate(s.per_sec()));
+                        let _ = write!(w, "{}", human_rate(s.per_sec()));
                     },
                 )
                 .with_key(

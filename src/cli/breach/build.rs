@@ -234,7 +234,7 @@ pub fn convert(
     out: &mut crate::streams::AtomicFile,
 ) -> anyhow::Result<()> {
     let converting = Instant::now();
-    let bar = Bar::items(global, "converting");
+    let bar = Bar::items(global, "converting", "hashes");
     let threads =
         threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let shown = out.path().display().to_string();

@@ -60,7 +60,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let old = super::open_index(&args.old)?;
     let new = super::open_index(&args.new)?;
     let mut out = super::super::output::stdout_text();
-    let bar = Bar::items(global, "comparing");
+    let bar = Bar::items(global, "comparing", "hashes");
     let s = crate::breach::ranges::diff(&old, &new, &mut out, args.json, &bar).context("diff")?;
     bar.finish();
     if !global.quiet && !args.json {

@@ -79,7 +79,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         .tempdir_in(&parent)
         .with_context(|| format!("{}: cannot create a directory", parent.display()))?;
     let tracked = crate::streams::track_temp_dir(temp.path());
-    let bar = Bar::items(global, "exporting ranges");
+    let bar = Bar::items(global, "exporting ranges", "ranges");
     let summary = crate::breach::ranges::export(&index, temp.path(), args.skip_empty, &bar)
         .context(shown.clone())?;
     bar.finish();

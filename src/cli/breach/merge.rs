@@ -73,7 +73,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let bar = Bar::items(global, "merging ranges");
+    let bar = Bar::items(global, "merging ranges", "ranges");
     let summary = crate::breach::ranges::merge(
         &index,
         &args.ranges,

@@ -81,7 +81,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         },
     )
     .map_err(|e| hinted(format!("{e:#}"), "pass --force to replace it"))?;
-    let bar = Bar::items(global, "opening");
+    let bar = Bar::items(global, "opening", "pages");
     match dest {
         Destination::Stdout => {
             let mut out = stdout_text();

@@ -258,7 +258,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 stream: false,
             },
         )?;
-        let bar = Bar::items(global, "rewriting");
+        let bar = Bar::items(global, "rewriting", "records");
         let failure = std::cell::RefCell::new(None);
         let make_slots = |id: &[u8; 16], dk: &[u8; 32]| {
             make(id, dk, true).map_err(|e| {

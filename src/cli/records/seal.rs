@@ -147,7 +147,12 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         next_number: 0,
         threads: 0,
     };
-    let bar = Bar::items(global, "sealing");
+    let bar = Bar::items(global, "sealing", "records");
+    // The bar counts records: its total is the input's lines (less a header row), exact
+    // but for CSV records that hold line ends, which the bar then finishes short of.
+    let lines = memchr::memchr_iter(b'\n', &input).count() as u64
+        + u64::from(input.last().is_some_and(|&b| b != b'\n'));
+    crate::progress::Progress::set_total(&bar, lines.saturating_sub(u64::from(header_row)));
     let sealed = (|| {
         let (prefix, mut records) = parse(&input, format, key.as_ref(), header_row, 1)?;
         seal(

@@ -67,7 +67,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         Ok(f) => f,
         Err(e) => return failed(e),
     };
-    let bar = Bar::items(global, "verifying");
+    let bar = Bar::items(global, "verifying", "pages");
     let report = file.verify(&bar);
     bar.finish();
     let report = match report {
