@@ -71,10 +71,47 @@ const ENV_COMMON: &[(&str, &str)] = &[(
     "When set to a non-empty value, no colour is used in help or messages.",
 )];
 
+/// The top-level page: every status any subcommand gives, every variable any reads.
+const EXIT_ALL: &[(&str, &str)] = &[
+    (
+        "0",
+        "Success; for the lookups (breach query, breach check, records get) at least one item was found, for breach diff the indexes are equal. breach okon inverts 0 and 1 as okon-cli does (1: leaked).",
+    ),
+    (
+        "1",
+        "The run completed cleanly with a negative answer: nothing found (lookups), or the indexes differ (breach diff).",
+    ),
+    (
+        "2",
+        "An error, including a usage error and, with --keep-going, bad input lines; the message on stderr says what and where.",
+    ),
+    (
+        "130",
+        "Interrupted by SIGINT (128 + N for signal N); no partial output file is left. An interruption after the output was committed exits 0.",
+    ),
+];
+
 const TOP: ManExtra = ManExtra {
-    exit_status: EXIT_LOOKUP,
+    exit_status: EXIT_ALL,
     uses_keys: true,
-    environment: &[],
+    environment: &[
+        (
+            "VEILKIT_PASSPHRASE_FILE",
+            "records: a file whose first line is the passphrase, when --passphrase-file is not given.",
+        ),
+        (
+            "VEILKIT_MACHINE_ID",
+            "nonce: the machine id (0 to 511) when --machine-id is not given.",
+        ),
+        (
+            "XDG_STATE_HOME, HOME",
+            "nonce: the default state file is $XDG_STATE_HOME/veilkit/nonce-state, else ~/.local/state/veilkit/nonce-state.",
+        ),
+        (
+            "HTTPS_PROXY, HTTP_PROXY, NO_PROXY",
+            "breach download and update: the proxy to fetch ranges through, and the hosts reached directly, as curl reads them.",
+        ),
+    ],
     examples: &[
         ("Make a key file", "veilkit keygen -o veilkit.key"),
         (
