@@ -132,6 +132,7 @@ pub fn download(
         end,
         previous,
         pending: BTreeMap::new(),
+        deferred: None,
         next: 0,
         buf: Vec::with_capacity(1 << 20),
         pos: 0,
@@ -196,6 +197,8 @@ struct Ranges<'a> {
     end: u32,
     previous: Option<Previous<'a>>,
     pending: BTreeMap<u32, (Entry, u64, tokio::sync::OwnedSemaphorePermit)>,
+    /// The first range that failed for good, reported when the build reaches it.
+    deferred: Option<(u32, fetch::FetchError)>,
     next: u32,
     buf: Vec<u8>,
     pos: usize,
@@ -229,12 +232,31 @@ impl Ranges<'_> {
                         continue;
                     }
                     while !self.pending.contains_key(&self.next) {
+                        // A range that failed for good ends the run once every range
+                        // before it (already in flight) is journaled, so the rerun
+                        // fetches nothing twice.
+                        if self.deferred.as_ref().is_some_and(|(p, _)| *p <= self.next) {
+                            let (_, e) = self.deferred.take().expect("present");
+                            return Err(e.into());
+                        }
                         let Ok((prefix, result, permit)) = rx.recv() else {
+                            if let Some((_, e)) = self.deferred.take() {
+                                return Err(e.into());
+                            }
                             return Err(DownloadError::Stopped(
                                 "the fetching thread ended early".into(),
                             ));
                         };
-                        match result? {
+                        let result = match result {
+                            Ok(r) => r,
+                            Err(e) => {
+                                if self.deferred.as_ref().is_none_or(|(p, _)| prefix < *p) {
+                                    self.deferred = Some((prefix, e));
+                                }
+                                continue;
+                            }
+                        };
+                        match result {
                             Outcome::Fresh {
                                 packed,
                                 validators,

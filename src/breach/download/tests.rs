@@ -29,6 +29,8 @@ enum Fault {
     Malformed,
     Stall,
     NotFound,
+    /// A whole answer, late.
+    Slow,
 }
 
 type Plan_ = Arc<dyn Fn(u32, u32) -> Fault + Send + Sync>;
@@ -151,6 +153,10 @@ fn serve_conn(
             Fault::Stall => {
                 std::thread::sleep(Duration::from_secs(3));
                 return Ok(());
+            }
+            Fault::Slow => {
+                std::thread::sleep(Duration::from_millis(400));
+                ok(&mut conn, &body, body.len())?
             }
         }
     }
@@ -303,14 +309,17 @@ fn a_range_that_keeps_failing_names_its_prefix_and_the_rerun_fetches_only_the_re
     let dir = tempfile::tempdir().unwrap();
     let (dump, bodies) = data(11);
     let want = reference(&dump, dir.path());
-    // Range 40 fails until the server is mended.
+    // Range 40 fails until the server is mended; range 35, still in flight when 40
+    // gives up, arrives late and must be journaled all the same.
     let mended = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let m = mended.clone();
     let server = Server::start(
         bodies.clone(),
-        Arc::new(move |p, _| {
+        Arc::new(move |p, n| {
             if p == 40 && !m.load(std::sync::atomic::Ordering::Relaxed) {
                 Fault::Status500
+            } else if p == 35 && n == 0 {
+                Fault::Slow
             } else {
                 Fault::None
             }
