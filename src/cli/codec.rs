@@ -249,7 +249,7 @@ pub fn run(args: &CodecArgs, prepared: Prepared, _global: Global) -> anyhow::Res
             format!("{source}: line {}: {}", e.line, e.error)
         }
     };
-    let mut out = super::output::stdout_text();
+    let mut out = super::output::stdout_stream();
     let mut bad = 0u64;
     let mut on_error = |e: &LineError| {
         bad += 1;

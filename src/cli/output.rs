@@ -53,6 +53,19 @@ pub fn stdout_text() -> Box<dyn Write> {
     }
 }
 
+/// Standard output for streams of millions of lines (`encode`, `decode`): like
+/// [`stdout_text`], but when it is not a terminal its writes run on a thread of their
+/// own, beside the work that makes the next megabyte.
+pub fn stdout_stream() -> Box<dyn Write> {
+    enlarge_pipe(1);
+    let out = io::stdout();
+    if out.is_terminal() {
+        Box::new(LineWriter::new(out.lock()))
+    } else {
+        Box::new(crate::streams::ThreadedWriter::new(out, 1 << 20))
+    }
+}
+
 /// Prints one JSON value on standard output, with a line end (the `--json` of every
 /// command that has one; schemas in docs/JSON.md).
 pub fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {

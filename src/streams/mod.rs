@@ -8,7 +8,9 @@
 mod atomic;
 mod chunk;
 mod lines;
+mod threaded;
 
 pub use atomic::*;
 pub use chunk::*;
 pub use lines::*;
+pub use threaded::*;
