@@ -137,16 +137,54 @@ pub fn parse_record(page: &[u8], mut at: usize) -> Option<(Rec, usize)> {
 /// The raw bytes of the record with `key` in a data page, scanning without allocating.
 /// `None` when the page does not parse.
 pub fn find_in_data<'p>(page: &'p [u8], key: &[u8]) -> Option<Option<&'p [u8]>> {
+    prefetch(page);
     let n = u16::from_le_bytes(page.get(..2)?.try_into().ok()?) as usize;
     let mut at = 2;
     for _ in 0..n {
         let (rec, next) = parse_record(page, at)?;
-        if rec.key(page) == key {
+        if same_key(rec.key(page), key) {
             return Some(Some(&page[rec.raw]));
         }
         at = next;
     }
     Some(None)
+}
+
+/// Asks the processor to bring every cache line of `page` in. A scan finds where each
+/// record starts only by reading the one before, so without this every record it
+/// passes costs one memory latency in turn; with it, the lines arrive together.
+#[inline]
+fn prefetch(page: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in page.chunks(64) {
+        // SAFETY: a prefetch is a hint with no effect on memory or on faults; SSE is
+        // part of x86-64.
+        #[allow(unsafe_code)]
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                line.as_ptr().cast(),
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = page;
+}
+
+/// Key equality, with a mismatch in the first eight bytes (nearly every record a scan
+/// passes) found by one comparison of words instead of a call to `memcmp`.
+#[inline]
+fn same_key(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if let (Some(x), Some(y)) = (a.first_chunk::<8>(), b.first_chunk::<8>()) {
+        if x != y {
+            return false;
+        }
+    } else if a.first() != b.first() {
+        return false;
+    }
+    a == b
 }
 
 /// Appends a record to a data page's plaintext (without the count, which the caller
@@ -320,13 +358,59 @@ pub fn index_lookup(
     let Some(entries) = p.get(6..6 + size * n) else {
         return Ok(None);
     };
-    let le = |b: &[u8]| {
-        let mut x = [0u8; 4];
-        x[..b.len()].copy_from_slice(b);
-        u32::from_le_bytes(x)
+    // Widths are 1 to 4 bytes; spelled out, so that no read is a call to memcpy.
+    let le = |b: &[u8]| -> u32 {
+        match *b {
+            [a] => u32::from(a),
+            [a, b] => u32::from(u16::from_le_bytes([a, b])),
+            [a, b, c] => u32::from_le_bytes([a, b, c, 0]),
+            [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+            _ => unreachable!("index entry widths are 1 to 4 bytes"),
+        }
     };
     let tag_at = |i: usize| le(&entries[size * i..size * i + t]);
-    let (mut lo, mut hi) = (0usize, n);
+    let mut i = lower_bound(n, t, tag, tag_at);
+    while i < n && tag_at(i) == tag {
+        if hit(le(&entries[size * i + t..size * (i + 1)]))? {
+            return Ok(Some((true, next)));
+        }
+        i += 1;
+    }
+    Ok(Some((false, next)))
+}
+
+/// The first of `n` sorted tags of `t` bytes not below `tag` (`n` when none). Tags are
+/// the low bits of keyed hashes, so uniform: the search starts where `tag` would sit in
+/// a uniform spread and gallops outwards to a bracket, then bisects it. A get touches
+/// one or two cache lines of the index page instead of the ten a bisection from the
+/// middle does; any order of tags still gives the right answer, only slower.
+pub fn lower_bound(n: usize, t: usize, tag: u32, tag_at: impl Fn(usize) -> u32) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    let guess = ((u64::from(tag) * n as u64) >> (8 * t)) as usize;
+    let guess = guess.min(n - 1);
+    // Bracket [lo, hi): every entry before lo is below tag, entry hi (if any) is not.
+    let (mut lo, mut hi);
+    if tag_at(guess) < tag {
+        lo = guess + 1;
+        let mut step = 1;
+        hi = lo;
+        while hi < n && tag_at(hi) < tag {
+            lo = hi + 1;
+            hi = (hi + step).min(n);
+            step *= 2;
+        }
+    } else {
+        hi = guess;
+        let mut step = 1;
+        lo = hi;
+        while lo > 0 && tag_at(lo - 1) >= tag {
+            hi = lo - 1;
+            lo = lo.saturating_sub(step);
+            step *= 2;
+        }
+    }
     while lo < hi {
         let mid = (lo + hi) / 2;
         if tag_at(mid) < tag {
@@ -335,14 +419,7 @@ pub fn index_lookup(
             hi = mid;
         }
     }
-    let mut i = lo;
-    while i < n && tag_at(i) == tag {
-        if hit(le(&entries[size * i + t..size * (i + 1)]))? {
-            return Ok(Some((true, next)));
-        }
-        i += 1;
-    }
-    Ok(Some((false, next)))
+    lo
 }
 
 /// Parses a directory page: `u16 count`, then entries `physical (u64) ‖ generation
@@ -377,6 +454,27 @@ pub fn encode_dir(entries: &[PageRef]) -> Result<Vec<u8>, RecordsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The galloping search agrees with a plain partition point on sorted tags of
+        /// any spread (uniform or not), for every tag asked.
+        #[test]
+        fn lower_bound_is_the_partition_point(
+            mut tags in proptest::collection::vec(any::<u16>(), 0..300),
+            skew in 0u32..3,
+            asked in any::<u16>(),
+        ) {
+            let tags: Vec<u32> = {
+                tags.sort();
+                tags.iter().map(|&x| u32::from(x) >> (skew * 4)).collect()
+            };
+            for tag in [u32::from(asked), 0, 0xffff, tags.first().copied().unwrap_or(0), tags.last().copied().unwrap_or(0)] {
+                let want = tags.partition_point(|&x| x < tag);
+                prop_assert_eq!(lower_bound(tags.len(), 2, tag, |i| tags[i]), want);
+            }
+        }
+    }
 
     #[test]
     fn index_pages_round_trip_in_both_layouts() {

@@ -1,7 +1,7 @@
 //! An open record file: the header rule at opening, and reads by key, by number, and in
 //! full.
 
-use super::cache::{Cache, DEFAULT_CACHE_BYTES};
+use super::cache::{Cache, DEFAULT_CACHE_BYTES, PageMap};
 use super::codec::PageRef;
 use super::crypto::FileKeys;
 use super::header::{Damage, Header, choose, copy_name};
@@ -15,7 +15,6 @@ use super::seal::{MakeSlots, SealSummary, Settings, seal_with_slots};
 use super::slots::{Slot, Unlock};
 use super::{InputRecord, KeyPlace, RecordsError, tree};
 use crate::progress::Progress;
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
@@ -77,7 +76,7 @@ pub struct Info {
 }
 
 /// A found record: its data page's number, the decrypted page, the record's bytes.
-type Located = (u32, Rc<Vec<u8>>, std::ops::Range<usize>);
+type Located = (u32, Rc<[u8]>, std::ops::Range<usize>);
 
 /// An open record file.
 pub struct RecordFile {
@@ -90,7 +89,7 @@ pub struct RecordFile {
     pub(super) copy: usize,
     pub(super) damage: Option<Damage>,
     pub(super) behind: bool,
-    pub(super) dirs: HashMap<(u8, u8, u64), Rc<Vec<PageRef>>>,
+    pub(super) dirs: PageMap<(u8, u8, u64), Rc<Vec<PageRef>>>,
     pub(super) cache: Cache,
 }
 
@@ -128,6 +127,7 @@ impl RecordFile {
         if needed.is_none_or(|n| chosen.len < n) {
             return Err(RecordsError::Truncated);
         }
+        let dense_limit = chosen.root.allocated.min(chosen.len / page_size as u64);
         Ok(RecordFile {
             file,
             header: chosen.header,
@@ -137,8 +137,8 @@ impl RecordFile {
             copy: chosen.copy,
             damage: chosen.damage,
             behind: chosen.behind,
-            dirs: HashMap::new(),
-            cache: Cache::new(DEFAULT_CACHE_BYTES),
+            dirs: PageMap::default(),
+            cache: Cache::new(DEFAULT_CACHE_BYTES, dense_limit),
         })
     }
 
@@ -217,18 +217,28 @@ impl RecordFile {
         kind: Kind,
         logical: u64,
         r: &PageRef,
-    ) -> Result<Rc<Vec<u8>>, RecordsError> {
+    ) -> Result<Rc<[u8]>, RecordsError> {
         if let Some(p) = self.cache.get((kind as u8, logical)) {
             return Ok(p);
         }
-        let p = Rc::new(self.reader().page(kind, logical, r)?);
+        let p: Rc<[u8]> = self.reader().page(kind, logical, r)?.into();
         self.cache.put((kind as u8, logical), p.clone());
         Ok(p)
     }
 
+    /// Data or index page `logical`, from the cache without finding its ref when held
+    /// there (a page enters the cache only after it authenticated against its ref).
+    fn page(&mut self, kind: Kind, logical: u64) -> Result<Rc<[u8]>, RecordsError> {
+        if let Some(p) = self.cache.get((kind as u8, logical)) {
+            return Ok(p);
+        }
+        let r = self.page_ref(kind, logical)?;
+        self.read_page(kind, logical, &r)
+    }
+
     /// The entries of a directory page, through the directory cache.
     fn dir_entries(
-        dirs: &mut HashMap<(u8, u8, u64), Rc<Vec<PageRef>>>,
+        dirs: &mut PageMap<(u8, u8, u64), Rc<Vec<PageRef>>>,
         reader: &PageReader<'_>,
         dir_kind: Kind,
         level: u8,
@@ -273,10 +283,7 @@ impl RecordFile {
         })
     }
 
-    pub(super) fn data_page(
-        &mut self,
-        logical: u64,
-    ) -> Result<(Rc<Vec<u8>>, Vec<Rec>), RecordsError> {
+    pub(super) fn data_page(&mut self, logical: u64) -> Result<(Rc<[u8]>, Vec<Rec>), RecordsError> {
         let r = self.page_ref(Kind::Data, logical)?;
         let p = self.read_page(Kind::Data, logical, &r)?;
         let recs = parse_data(&p).ok_or(RecordsError::Corrupt("a data page does not parse"))?;
@@ -295,8 +302,7 @@ impl RecordFile {
 
     /// The record with `key` in data page `logical`, if it is there.
     fn in_data_page(&mut self, logical: u32, key: &[u8]) -> Result<Option<Located>, RecordsError> {
-        let r = self.page_ref(Kind::Data, u64::from(logical))?;
-        let p = self.read_page(Kind::Data, u64::from(logical), &r)?;
+        let p = self.page(Kind::Data, u64::from(logical))?;
         match find_in_data(&p, key) {
             None => Err(RecordsError::Corrupt("a data page does not parse")),
             Some(None) => Ok(None),
@@ -328,8 +334,7 @@ impl RecordFile {
         let mut hops = 0;
         let mut found = None;
         loop {
-            let r = self.page_ref(Kind::Index, logical)?;
-            let page = self.read_page(Kind::Index, logical, &r)?;
+            let page = self.page(Kind::Index, logical)?;
             let res = index_lookup(&page, layout, tag, |data| {
                 found = self.in_data_page(data, key)?;
                 Ok(found.is_some())
