@@ -1,5 +1,6 @@
 //! Decrypted pages kept for repeated access, up to a byte budget.
 
+use super::pages::prefetch;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
@@ -83,12 +84,24 @@ impl Cache {
     /// A page, if held.
     #[inline]
     pub fn get(&self, k: (u8, u64)) -> Option<Rc<[u8]>> {
-        if let Some(table) = self.dense.get(usize::from(k.0))
+        self.get_prefetched(k, false)
+    }
+
+    /// A page, if held; with `whole`, every line of it is asked for (see
+    /// [`prefetch`]) before the page is touched.
+    #[inline]
+    pub fn get_prefetched(&self, k: (u8, u64), whole: bool) -> Option<Rc<[u8]>> {
+        let held = if let Some(table) = self.dense.get(usize::from(k.0))
             && k.1 < self.limit
         {
-            return table.get(k.1 as usize).and_then(|p| p.clone());
+            table.get(k.1 as usize)?.as_ref()
+        } else {
+            self.pages.get(&k)
+        }?;
+        if whole {
+            prefetch(held);
         }
-        self.pages.get(&k).cloned()
+        Some(held.clone())
     }
 
     fn take(&mut self, k: (u8, u64)) -> Option<Rc<[u8]>> {

@@ -8,6 +8,7 @@ use super::pages::{Kind, decode_dir, parse_data};
 use crate::progress::Progress;
 use std::fs::File;
 use std::path::Path;
+use std::rc::Rc;
 
 /// Reads `buf.len()` bytes at `at`; a short file is `Truncated`.
 pub fn read_exact_at(file: &File, at: u64, buf: &mut [u8]) -> Result<(), RecordsError> {
@@ -131,7 +132,7 @@ impl PageReader<'_> {
     }
 
     /// The plaintext of page `logical` of `kind`, authenticated.
-    pub fn page(&self, kind: Kind, logical: u64, r: &PageRef) -> Result<Vec<u8>, RecordsError> {
+    pub fn page(&self, kind: Kind, logical: u64, r: &PageRef) -> Result<Rc<[u8]>, RecordsError> {
         let mut buf = vec![0u8; self.page_size];
         read_exact_at(self.file, self.offset(r.physical)?, &mut buf)?;
         let plain = self
@@ -140,9 +141,9 @@ impl PageReader<'_> {
             .ok_or(RecordsError::PageAuth {
                 kind: kind.name(),
                 logical,
-            })?
-            .to_vec();
-        Ok(plain)
+            })?;
+        // Straight into the shared form the page cache holds: one copy, not two.
+        Ok(Rc::from(&*plain))
     }
 
     /// The entries of directory page `index` of `level` of a list of `kind`.

@@ -137,7 +137,6 @@ pub fn parse_record(page: &[u8], mut at: usize) -> Option<(Rec, usize)> {
 /// The raw bytes of the record with `key` in a data page, scanning without allocating.
 /// `None` when the page does not parse.
 pub fn find_in_data<'p>(page: &'p [u8], key: &[u8]) -> Option<Option<&'p [u8]>> {
-    prefetch(page);
     let n = u16::from_le_bytes(page.get(..2)?.try_into().ok()?) as usize;
     let mut at = 2;
     for _ in 0..n {
@@ -150,11 +149,13 @@ pub fn find_in_data<'p>(page: &'p [u8], key: &[u8]) -> Option<Option<&'p [u8]>> 
     Some(None)
 }
 
-/// Asks the processor to bring every cache line of `page` in. A scan finds where each
-/// record starts only by reading the one before, so without this every record it
-/// passes costs one memory latency in turn; with it, the lines arrive together.
+/// Asks the processor to bring every cache line of `page` in. A scan of a data page
+/// finds where each record starts only by reading the one before, so without this every
+/// record it passes costs one memory latency in turn; with it, the lines arrive
+/// together. The page cache issues it as it hands out a data page, before it touches
+/// the page's first line itself.
 #[inline]
-fn prefetch(page: &[u8]) {
+pub fn prefetch(page: &[u8]) {
     #[cfg(target_arch = "x86_64")]
     for line in page.chunks(64) {
         // SAFETY: a prefetch is a hint with no effect on memory or on faults; SSE is

@@ -221,7 +221,7 @@ impl RecordFile {
         if let Some(p) = self.cache.get((kind as u8, logical)) {
             return Ok(p);
         }
-        let p: Rc<[u8]> = self.reader().page(kind, logical, r)?.into();
+        let p = self.reader().page(kind, logical, r)?;
         self.cache.put((kind as u8, logical), p.clone());
         Ok(p)
     }
@@ -229,7 +229,11 @@ impl RecordFile {
     /// Data or index page `logical`, from the cache without finding its ref when held
     /// there (a page enters the cache only after it authenticated against its ref).
     fn page(&mut self, kind: Kind, logical: u64) -> Result<Rc<[u8]>, RecordsError> {
-        if let Some(p) = self.cache.get((kind as u8, logical)) {
+        // A data page is scanned: all of its lines at once.
+        if let Some(p) = self
+            .cache
+            .get_prefetched((kind as u8, logical), kind == Kind::Data)
+        {
             return Ok(p);
         }
         let r = self.page_ref(kind, logical)?;
