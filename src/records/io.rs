@@ -143,7 +143,7 @@ impl PageReader<'_> {
                 logical,
             })?;
         // Straight into the shared form the page cache holds: one copy, not two.
-        Ok(Rc::from(&*plain))
+        Ok(Rc::from(plain))
     }
 
     /// The entries of directory page `index` of `level` of a list of `kind`.
