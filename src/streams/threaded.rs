@@ -132,7 +132,12 @@ impl Write for ThreadedWriter {
 }
 
 impl Drop for ThreadedWriter {
+    /// Like `BufWriter`'s: what is buffered is still written (errors ignored; call
+    /// `flush` or `finish` to see them), and the thread is waited for.
     fn drop(&mut self) {
+        if self.to_thread.is_some() {
+            let _ = self.ship();
+        }
         self.to_thread = None;
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -174,6 +179,17 @@ mod tests {
             w.finish().unwrap();
             proptest::prop_assert_eq!(&*sink.0.lock().unwrap(), &want);
         }
+    }
+
+    /// Dropped without `flush` or `finish`, the writer still writes what it buffered,
+    /// as `BufWriter` does.
+    #[test]
+    fn dropping_writes_what_is_buffered() {
+        let sink = Shared::default();
+        let mut w = ThreadedWriter::new(sink.clone(), 1 << 20);
+        w.write_all(b"not yet a full buffer\n").unwrap();
+        drop(w);
+        assert_eq!(&*sink.0.lock().unwrap(), b"not yet a full buffer\n");
     }
 
     struct Broken;
