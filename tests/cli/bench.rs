@@ -78,10 +78,7 @@ fn tables_name_the_machine_and_the_published_figures() {
     assert!(text.contains("Khuong Feistel: 70.3 ticks"), "{text}");
     assert!(text.contains("uuid: deterministic 3-round"), "{text}");
     // Columns carry their units.
-    assert!(
-        text.contains("ticks") && text.contains("M ids/s"),
-        "{text}"
-    );
+    assert!(text.contains("ticks") && text.contains("M ids/s"), "{text}");
 }
 
 #[test]
