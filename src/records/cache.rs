@@ -39,7 +39,7 @@ pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 
 /// Pages by (kind, logical number), evicted oldest first. Pages whose logical number is
 /// below the dense limit (the file's page count: every page's logical number is below
-/// it, and the table costs 8 bytes per page of the file, a fifth of a percent) sit in a
+/// it, and the table costs 16 bytes per page of the file, 0.4% of a 4 KiB page) sit in a
 /// table indexed by number: a cached get then costs no hashing and one memory access
 /// fewer; any other page (a hostile number, or one past the limit after the file grew)
 /// goes to a map.
