@@ -57,13 +57,12 @@ pub fn stdout_text() -> Box<dyn Write> {
 /// [`stdout_text`], but when it is not a terminal its writes run on a thread of their
 /// own, beside the work that makes the next megabyte.
 pub fn stdout_stream() -> Box<dyn Write> {
-    enlarge_pipe(1);
-    let out = io::stdout();
-    if out.is_terminal() {
-        Box::new(LineWriter::new(out.lock()))
-    } else {
-        Box::new(crate::streams::ThreadedWriter::new(out, 1 << 20))
+    if io::stdout().is_terminal() {
+        return stdout_text();
     }
+    enlarge_pipe(1);
+    // A megabyte per hand-over: the writing thread wakes once per megabyte.
+    Box::new(crate::streams::ThreadedWriter::new(io::stdout(), 1 << 20))
 }
 
 /// Prints one JSON value on standard output, with a line end (the `--json` of every
