@@ -764,7 +764,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__append)
-            opts="-q -h -V --no-header --key-file --passphrase --passphrase-file --weak-ok --previous-commit --quiet --help --version"
+            opts="-r -q -h -V --no-header --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --recipient --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -775,6 +775,18 @@ _veilkit() {
                     return 0
                     ;;
                 --passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --recipient)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -r)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -828,7 +840,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__delete)
-            opts="-q -h -V --keys --key-file --passphrase --passphrase-file --weak-ok --previous-commit --quiet --help --version"
+            opts="-q -h -V --keys --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -843,6 +855,10 @@ _veilkit() {
                     return 0
                     ;;
                 --passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --identity)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -896,7 +912,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__get)
-            opts="-q -h -V --record --keys --header --key-file --passphrase --passphrase-file --weak-ok --previous-commit --quiet --help --version"
+            opts="-q -h -V --record --keys --header --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -918,6 +934,10 @@ _veilkit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -926,7 +946,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__info)
-            opts="-q -h -V --key-file --passphrase --passphrase-file --weak-ok --previous-commit --json --quiet --help --version"
+            opts="-q -h -V --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -940,6 +960,10 @@ _veilkit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -948,7 +972,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__open)
-            opts="-o -f -q -h -V --output --force --key-file --passphrase --passphrase-file --weak-ok --previous-commit --quiet --help --version"
+            opts="-o -f -q -h -V --output --force --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -970,6 +994,10 @@ _veilkit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -978,7 +1006,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__rekey)
-            opts="-q -h -V --add-key-file --add-passphrase --add-passphrase-file --remove-key --remove-passphrase --rotate-data-key --key-file --passphrase --passphrase-file --weak-ok --previous-commit --argon2-memory --argon2-passes --quiet --help --version"
+            opts="-r -q -h -V --add-key-file --add-passphrase --add-passphrase-file --remove-key --remove-passphrase --remove-recipient --recipient --recipients-file --rotate-data-key --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --argon2-memory --argon2-passes --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -996,11 +1024,31 @@ _veilkit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --remove-recipient)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --recipient)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -r)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --recipients-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --key-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --identity)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1020,7 +1068,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__seal)
-            opts="-o -k -f -q -h -V --output --input-format --key-field --no-header --page-size --force --key-file --passphrase --passphrase-file --weak-ok --argon2-memory --argon2-passes --quiet --help --version"
+            opts="-o -k -f -r -q -h -V --output --input-format --key-field --no-header --page-size --force --key-file --passphrase --passphrase-file --identity --weak-ok --recipient --recipients-file --argon2-memory --argon2-passes --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1058,6 +1106,22 @@ _veilkit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --recipient)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -r)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --recipients-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --argon2-memory)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1074,7 +1138,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__verify)
-            opts="-q -h -V --key-file --passphrase --passphrase-file --weak-ok --previous-commit --json --quiet --help --version"
+            opts="-q -h -V --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1085,6 +1149,10 @@ _veilkit() {
                     return 0
                     ;;
                 --passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --identity)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -69,6 +69,19 @@ pub enum HeaderProblem {
     Checksum,
     /// Fields out of range.
     Inconsistent,
+    /// A key slot of a kind this veilkit does not know (a newer one wrote it).
+    NewerSlot(u8),
+}
+
+impl HeaderProblem {
+    /// The error of a header written by a newer veilkit, if it is one.
+    fn newer(&self) -> Option<RecordsError> {
+        match *self {
+            HeaderProblem::Newer(v) => Some(RecordsError::Newer(v)),
+            HeaderProblem::NewerSlot(k) => Some(RecordsError::NewerPart("key slot kind", k)),
+            _ => None,
+        }
+    }
 }
 
 impl Header {
@@ -178,10 +191,14 @@ impl Header {
         if n == 0 || n > MAX_SLOTS || c.bytes(3) != Some(&[0, 0, 0][..]) {
             return Err(inconsistent);
         }
-        let slots = (0..n)
-            .map(|_| Slot::decode(&mut c))
-            .collect::<Option<Vec<_>>>()
-            .ok_or(inconsistent)?;
+        let mut slots = Vec::with_capacity(n);
+        for _ in 0..n {
+            match Slot::decode(&mut c) {
+                Ok(Some(s)) => slots.push(s),
+                Ok(None) => return Err(inconsistent),
+                Err(kind) => return Err(HeaderProblem::NewerSlot(kind)),
+            }
+        }
         let root_nonce: [u8; 12] = c.bytes(12).ok_or(inconsistent)?.try_into().expect("12");
         let at = 12 + c.position();
         let sealed = &b[at..used - 8];
@@ -401,11 +418,8 @@ pub fn choose(
             .iter()
             .filter_map(|c| c.header.as_ref().err().copied())
             .collect();
-        if let Some(v) = problems.iter().find_map(|p| match p {
-            HeaderProblem::Newer(v) => Some(*v),
-            _ => None,
-        }) {
-            return Err(RecordsError::Newer(v));
+        if let Some(e) = problems.iter().find_map(|p| p.newer()) {
+            return Err(e);
         }
         return Err(RecordsError::CorruptHeader);
     }
@@ -508,11 +522,11 @@ pub fn peek(path: &std::path::Path) -> Result<Peek, RecordsError> {
         .filter_map(|c| c.header.as_ref().ok())
         .max_by_key(|h| h.sequence);
     let Some(h) = newest else {
-        if let Some(v) = copies.iter().find_map(|c| match c.header {
-            Err(HeaderProblem::Newer(v)) => Some(v),
-            _ => None,
-        }) {
-            return Err(RecordsError::Newer(v));
+        if let Some(e) = copies
+            .iter()
+            .find_map(|c| c.header.as_ref().err().and_then(HeaderProblem::newer))
+        {
+            return Err(e);
         }
         return Err(RecordsError::CorruptHeader);
     };

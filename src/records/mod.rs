@@ -3,6 +3,7 @@
 //! updated copy-on-write; and field-level encryption of CSV/TSV streams with lookup
 //! tokens.
 
+pub mod age;
 mod cache;
 pub mod codec;
 pub mod crypto;
@@ -55,7 +56,7 @@ impl InputRecord<'_> {
 #[derive(Debug, thiserror::Error)]
 pub enum RecordsError {
     /// None of the keys or passphrases given opens a key slot.
-    #[error("wrong key or passphrase: none of those given opens this file")]
+    #[error("wrong key, passphrase or identity: none of those given opens this file")]
     WrongKey,
     /// Not a record file.
     #[error("not a veilkit record file")]
@@ -65,6 +66,18 @@ pub enum RecordsError {
         "record file format version {0} is newer than this veilkit understands; upgrade veilkit"
     )]
     Newer(u32),
+    /// A part of the format (a key slot kind, a compression method) that a newer
+    /// veilkit wrote.
+    #[error("this record file uses {0} {1}, which is newer than this veilkit understands")]
+    NewerPart(&'static str, u8),
+    /// A recipient that is a low-order point: nothing could be wrapped to it.
+    #[error("the age recipient is not a usable public key (a low-order point)")]
+    BadRecipient,
+    /// A commit that needs the data key from a recipient-only secret.
+    #[error(
+        "an age recipient can seal a new file but cannot open this one: appending needs the data key"
+    )]
+    RecipientOnly,
     /// Neither header copy passes its checks (both damaged, or tampered with).
     #[error("corrupted or tampered header: neither header copy passes its checks")]
     CorruptHeader,

@@ -330,8 +330,7 @@ pub fn seal<'a>(
     out: &mut File,
     progress: &dyn Progress,
 ) -> Result<SealSummary, RecordsError> {
-    let make_slots =
-        |id: &[u8; 16], dk: &[u8; 32]| unlocks.iter().map(|u| Slot::create(u, id, dk)).collect();
+    let make_slots = |id: &[u8; 16], dk: &[u8; 32]| super::slots::slots_for(unlocks, id, dk);
     seal_with_slots(records, prefix, settings, &make_slots, out, progress)
 }
 

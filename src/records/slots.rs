@@ -1,7 +1,9 @@
 //! Key slots: the file's data key wrapped under each secret that may open the file
-//! (keyring keys, passphrases), as they are written in header copies.
+//! (keyring keys, passphrases, age X25519 recipients), as they are written in header
+//! copies.
 
 use super::RecordsError;
+use super::age::{Identity, Recipient};
 use super::codec::Cursor;
 use super::crypto::random;
 use crate::keys::{Keyring, MasterKey};
@@ -40,6 +42,18 @@ pub enum Slot {
         /// Nonce and wrapped data key.
         wrapped: [u8; 60],
     },
+    /// Wrapped to an age X25519 recipient: a random 16-byte file key in age's X25519
+    /// stanza, and the data key under a key derived from that file key.
+    Recipient {
+        /// The recipient's public key.
+        recipient: [u8; 32],
+        /// The stanza's ephemeral share.
+        share: [u8; 32],
+        /// The stanza's body: the wrapped file key and its tag.
+        body: [u8; 32],
+        /// Nonce and wrapped data key.
+        wrapped: [u8; 60],
+    },
 }
 
 impl std::fmt::Debug for Slot {
@@ -55,6 +69,10 @@ pub enum Unlock<'a> {
     /// A passphrase, and the Argon2id parameters (memory KiB, passes, lanes) of the
     /// slots it creates (opening uses the slot's own).
     Passphrase(&'a [u8], (u32, u32, u32)),
+    /// age identities: they open recipient slots.
+    Identities(&'a [Identity]),
+    /// An age recipient: it makes slots and opens none.
+    Recipient(Recipient),
 }
 
 /// A keyring key's fingerprint, as slots record it and `veilkit keys` shows it.
@@ -94,13 +112,28 @@ fn slot_kek_passphrase(
     Ok(kek)
 }
 
+/// `derive(file key, 0, "records/slot-x25519", file id, 32)`: the key that wraps the
+/// data key in a recipient slot.
+fn slot_kek_recipient(file_key: &[u8; 16], file_id: &[u8; 16]) -> Zeroizing<[u8; 32]> {
+    let mut kek = Zeroizing::new([0u8; 32]);
+    crate::keys::derive(file_key, 0, "records/slot-x25519", file_id, kek.as_mut());
+    kek
+}
+
 /// Bytes of a slot's parameters after its kind byte (in the 40-byte head).
 fn params_len(kind: u8) -> Option<usize> {
     match kind {
         1 => Some(12),
         2 => Some(28),
+        3 => Some(32),
         _ => None,
     }
+}
+
+/// Bytes of a slot's body in a format-2 header (parameters, the stanza of a recipient
+/// slot, the wrapped key).
+fn body_len(kind: u8) -> Option<usize> {
+    Some(params_len(kind)? + if kind == 3 { 64 } else { 0 } + 60)
 }
 
 impl Slot {
@@ -126,18 +159,25 @@ impl Slot {
                 b[9..13].copy_from_slice(&params.2.to_le_bytes());
                 b[13..29].copy_from_slice(salt);
             }
+            Slot::Recipient { recipient, .. } => {
+                b[0] = 3;
+                b[1..33].copy_from_slice(recipient);
+            }
         }
         b
     }
 
     fn wrapped(&self) -> &[u8; 60] {
         match self {
-            Slot::Keyring { wrapped, .. } | Slot::Passphrase { wrapped, .. } => wrapped,
+            Slot::Keyring { wrapped, .. }
+            | Slot::Passphrase { wrapped, .. }
+            | Slot::Recipient { wrapped, .. } => wrapped,
         }
     }
 
     /// The slot as a format-1 header holds it (128 bytes: head, then nonce and wrapped
-    /// key at offset 40).
+    /// key at offset 40). Tests only: veilkit writes format-2 headers.
+    #[cfg(test)]
     pub fn encode_v1(&self) -> [u8; SLOT_SIZE_V1] {
         let mut b = [0u8; SLOT_SIZE_V1];
         b[..40].copy_from_slice(&self.head());
@@ -146,24 +186,45 @@ impl Slot {
     }
 
     /// The slot as a format-2 header holds it: `kind (u8) ‖ body length (u16) ‖ body`,
-    /// the body being the head's parameters then the nonce and wrapped key.
+    /// the body being the head's parameters, a recipient slot's stanza (share, body),
+    /// then the nonce and wrapped key.
     pub fn encode(&self, out: &mut Vec<u8>) {
         let head = self.head();
         let n = params_len(head[0]).expect("a known kind");
         out.push(head[0]);
-        out.extend_from_slice(&((n + 60) as u16).to_le_bytes());
+        out.extend_from_slice(&(body_len(head[0]).expect("a known kind") as u16).to_le_bytes());
         out.extend_from_slice(&head[1..1 + n]);
+        if let Slot::Recipient { share, body, .. } = self {
+            out.extend_from_slice(share);
+            out.extend_from_slice(body);
+        }
         out.extend_from_slice(self.wrapped());
     }
 
-    /// Reads a slot written by [`Slot::encode`].
-    pub fn decode(c: &mut Cursor<'_>) -> Option<Slot> {
-        let kind = c.u8()?;
-        let len = usize::from(c.u16()?);
-        let body = c.bytes(len)?;
-        let n = params_len(kind)?;
-        if len != n + 60 {
-            return None;
+    /// Reads a slot written by [`Slot::encode`]. `Err` carries the kind of a slot this
+    /// veilkit does not know (written by a newer one); `Ok(None)`, a malformed slot.
+    pub fn decode(c: &mut Cursor<'_>) -> Result<Option<Slot>, u8> {
+        let (Some(kind), Some(len)) = (c.u8(), c.u16()) else {
+            return Ok(None);
+        };
+        let Some(body) = c.bytes(usize::from(len)) else {
+            return Ok(None);
+        };
+        let (Some(n), Some(want)) = (params_len(kind), body_len(kind)) else {
+            return Err(kind);
+        };
+        if usize::from(len) != want {
+            return Ok(None);
+        }
+        if kind == 3 {
+            let part =
+                |r: std::ops::Range<usize>| -> [u8; 32] { body[r].try_into().expect("32 bytes") };
+            return Ok(Some(Slot::Recipient {
+                recipient: part(0..32),
+                share: part(32..64),
+                body: part(64..96),
+                wrapped: body[96..156].try_into().expect("60 bytes"),
+            }));
         }
         let mut head = [0u8; 40];
         head[0] = kind;
@@ -171,7 +232,7 @@ impl Slot {
         let mut b = [0u8; SLOT_SIZE_V1];
         b[..40].copy_from_slice(&head);
         b[40..100].copy_from_slice(&body[n..]);
-        Slot::decode_v1(&b)
+        Ok(Slot::decode_v1(&b))
     }
 
     /// Reads a slot of a format-1 header.
@@ -204,19 +265,29 @@ impl Slot {
         file_id: &[u8; 16],
         data_key: &[u8; 32],
     ) -> Result<[u8; 60], RecordsError> {
-        let cipher = Aes256GcmSiv::new_from_slice(kek).expect("32-byte key");
         let mut nonce = [0u8; 12];
         random(&mut nonce)?;
+        Ok(Slot::wrap_nonce(kek, head, file_id, data_key, nonce))
+    }
+
+    fn wrap_nonce(
+        kek: &[u8; 32],
+        head: [u8; 40],
+        file_id: &[u8; 16],
+        data_key: &[u8; 32],
+        nonce: [u8; 12],
+    ) -> [u8; 60] {
+        let cipher = Aes256GcmSiv::new_from_slice(kek).expect("32-byte key");
         let mut buf = Zeroizing::new(*data_key);
         let aad = [&b"veilkit-records-slot"[..], file_id, &head].concat();
         let tag = cipher
             .encrypt_inout_detached(&nonce.into(), &aad, buf.as_mut_slice().into())
-            .map_err(|_| RecordsError::TooLarge)?;
+            .expect("32 bytes are far below the AEAD's limit");
         let mut out = [0u8; 60];
         out[..12].copy_from_slice(&nonce);
         out[12..44].copy_from_slice(buf.as_ref());
         out[44..].copy_from_slice(&tag);
-        Ok(out)
+        out
     }
 
     fn unwrap_with(&self, kek: &[u8; 32], file_id: &[u8; 16]) -> Option<Zeroizing<[u8; 32]>> {
@@ -245,7 +316,52 @@ impl Slot {
             Unlock::Passphrase(pass, params) => {
                 Slot::for_passphrase(pass, *params, file_id, data_key)
             }
+            Unlock::Recipient(r) => Slot::for_recipient(r, file_id, data_key),
+            // Identities seal for their recipients: [`slots_for`] makes one slot each.
+            Unlock::Identities(ids) => match ids.first() {
+                Some(id) => Slot::for_recipient(&id.recipient(), file_id, data_key),
+                None => Err(RecordsError::SlotCount(0)),
+            },
         }
+    }
+
+    /// A new slot holding `data_key` for an age X25519 recipient: a random file key
+    /// wrapped in age's stanza under a random ephemeral secret.
+    pub fn for_recipient(
+        r: &Recipient,
+        file_id: &[u8; 16],
+        data_key: &[u8; 32],
+    ) -> Result<Slot, RecordsError> {
+        let mut file_key = Zeroizing::new([0u8; 16]);
+        random(file_key.as_mut())?;
+        let mut ephemeral = Zeroizing::new([0u8; 32]);
+        random(ephemeral.as_mut())?;
+        let (share, body) =
+            super::age::wrap_with(r, *ephemeral, &file_key).ok_or(RecordsError::BadRecipient)?;
+        Slot::for_recipient_with(r, share, body, &file_key, file_id, data_key)
+    }
+
+    /// A recipient slot from a stanza already made for `file_key`.
+    fn for_recipient_with(
+        r: &Recipient,
+        share: [u8; 32],
+        body: [u8; 32],
+        file_key: &[u8; 16],
+        file_id: &[u8; 16],
+        data_key: &[u8; 32],
+    ) -> Result<Slot, RecordsError> {
+        let mut slot = Slot::Recipient {
+            recipient: r.0,
+            share,
+            body,
+            wrapped: [0; 60],
+        };
+        let kek = slot_kek_recipient(file_key, file_id);
+        let w = Slot::wrap(&kek, slot.head(), file_id, data_key)?;
+        if let Slot::Recipient { wrapped, .. } = &mut slot {
+            *wrapped = w;
+        }
+        Ok(slot)
     }
 
     /// A new slot holding `data_key` under one keyring key.
@@ -306,8 +422,16 @@ impl Slot {
                 Unlock::Keyring(ring),
             ) => ring.get(*key_id).is_some_and(|k| fingerprint(k) == *fp),
             (Slot::Passphrase { .. }, Unlock::Passphrase(..)) => true,
+            (Slot::Recipient { recipient, .. }, Unlock::Identities(ids)) => {
+                ids.iter().any(|i| i.recipient().0 == *recipient)
+            }
             _ => false,
         }
+    }
+
+    /// Whether this is the slot of recipient `r`.
+    pub fn is_recipient(&self, r: &Recipient) -> bool {
+        matches!(self, Slot::Recipient { recipient, .. } if *recipient == r.0)
     }
 
     /// Whether this is the slot of keyring key `k` (same id and fingerprint).
@@ -338,6 +462,25 @@ impl Slot {
                 let kek = slot_kek_passphrase(pass, salt, *params)?;
                 Ok(self.unwrap_with(&kek, file_id))
             }
+            (
+                Slot::Recipient {
+                    recipient,
+                    share,
+                    body,
+                    ..
+                },
+                Unlock::Identities(ids),
+            ) => {
+                for id in ids.iter().filter(|i| i.recipient().0 == *recipient) {
+                    if let Some(fk) = id.unwrap(share, body)
+                        && let Some(dk) =
+                            self.unwrap_with(&slot_kek_recipient(&fk, file_id), file_id)
+                    {
+                        return Ok(Some(dk));
+                    }
+                }
+                Ok(None)
+            }
             _ => Ok(None),
         }
     }
@@ -360,6 +503,9 @@ impl Slot {
                 params.1,
                 params.2
             ),
+            Slot::Recipient { recipient, .. } => {
+                format!("age recipient {}", Recipient(*recipient))
+            }
         }
     }
 }
@@ -382,21 +528,157 @@ pub fn open_any(
     Ok(None)
 }
 
-/// The slots of a new file for `unlocks`.
+/// The slots of a new file for `unlocks`: one for each (each identity's recipient
+/// for identities), a recipient given twice once.
 pub fn slots_for(
     unlocks: &[Unlock<'_>],
     file_id: &[u8; 16],
     data_key: &[u8; 32],
 ) -> Result<Vec<Slot>, RecordsError> {
-    unlocks
-        .iter()
-        .map(|u| Slot::create(u, file_id, data_key))
-        .collect()
+    let mut out: Vec<Slot> = Vec::new();
+    let mut recipients: Vec<Recipient> = Vec::new();
+    for u in unlocks {
+        match u {
+            Unlock::Identities(ids) => recipients.extend(ids.iter().map(Identity::recipient)),
+            Unlock::Recipient(r) => recipients.push(*r),
+            _ => out.push(Slot::create(u, file_id, data_key)?),
+        }
+    }
+    for (i, r) in recipients.iter().enumerate() {
+        if !recipients[..i].contains(r) {
+            out.push(Slot::for_recipient(r, file_id, data_key)?);
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn hex(b: &[u8]) -> String {
+        crate::hex::lower_string(b)
+    }
+
+    /// The recipient slot vector of docs/RECORDS-FORMAT.md.
+    #[test]
+    fn recipient_slot_vector() {
+        let id = Identity::parse(
+            "AGE-SECRET-KEY-1Q8THDLU2EMXLSGHEVG3YC0FVS8NZ5WJKSEYN0AKUDQ5V3K5MMGZQW6RHAA",
+        )
+        .unwrap();
+        let r = id.recipient();
+        let file_id = [0x01u8; 16];
+        let dk = [0x2au8; 32];
+        let file_key = [0x07u8; 16];
+        let (share, body) = super::super::age::wrap_with(&r, [0x09u8; 32], &file_key).unwrap();
+        let kek = slot_kek_recipient(&file_key, &file_id);
+        let mut head = [0u8; 40];
+        head[0] = 3;
+        head[1..33].copy_from_slice(&r.0);
+        let wrapped = Slot::wrap_nonce(&kek, head, &file_id, &dk, [0x0bu8; 12]);
+        let slot = Slot::Recipient {
+            recipient: r.0,
+            share,
+            body,
+            wrapped,
+        };
+        let mut enc = Vec::new();
+        slot.encode(&mut enc);
+        let doc = include_str!("../../docs/RECORDS-FORMAT.md");
+        let section = doc
+            .split("#### Recipient slot test vector")
+            .nth(1)
+            .expect("the vector's section");
+        let want = |field: &str| -> String {
+            section
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("| {field} | `")))
+                .and_then(|l| l.split('`').next())
+                .unwrap_or_else(|| panic!("row {field}"))
+                .to_string()
+        };
+        assert_eq!(r.to_string(), want("recipient"));
+        assert_eq!(hex(&share), want("share"));
+        assert_eq!(hex(&body), want("body"));
+        assert_eq!(hex(kek.as_ref()), want("KEK"));
+        assert_eq!(hex(&wrapped), want("wrapped"));
+        assert_eq!(hex(&enc), want("slot"));
+        assert_eq!(enc.len(), 3 + 156);
+        let back = Slot::decode(&mut Cursor::new(&enc)).unwrap().unwrap();
+        assert_eq!(back, slot);
+        let ids = [id];
+        let u = Unlock::Identities(&ids);
+        assert!(back.matches(&u));
+        assert_eq!(*back.open(&u, &file_id).unwrap().unwrap(), dk);
+    }
+
+    #[test]
+    fn recipient_slots_open_with_their_identity_only() {
+        let id = Identity::parse(
+            "AGE-SECRET-KEY-1Q8THDLU2EMXLSGHEVG3YC0FVS8NZ5WJKSEYN0AKUDQ5V3K5MMGZQW6RHAA",
+        )
+        .unwrap();
+        let other = Identity::parse(
+            "AGE-SECRET-KEY-1H9K9VTAQPFT74C7AKL6UM5NHYHTXPAALAA5C09P0PPHFTLFQ2A3SPRMS6G",
+        )
+        .unwrap();
+        let file_id = [3u8; 16];
+        let dk = [5u8; 32];
+        let s = Slot::for_recipient(&id.recipient(), &file_id, &dk).unwrap();
+        let both = [other.clone(), id.clone()];
+        assert_eq!(
+            *s.open(&Unlock::Identities(&both), &file_id)
+                .unwrap()
+                .unwrap(),
+            dk
+        );
+        let only_other = [other];
+        assert!(!s.matches(&Unlock::Identities(&only_other)));
+        assert!(
+            s.open(&Unlock::Identities(&only_other), &file_id)
+                .unwrap()
+                .is_none()
+        );
+        // Another file's id, or a recipient slot claiming another recipient, fails.
+        let one = [id.clone()];
+        assert!(
+            s.open(&Unlock::Identities(&one), &[4u8; 16])
+                .unwrap()
+                .is_none()
+        );
+        let ring = Keyring::generate().unwrap();
+        assert!(s.open(&Unlock::Keyring(&ring), &file_id).unwrap().is_none());
+        assert!(
+            s.open(&Unlock::Passphrase(b"pw", (8, 1, 1)), &file_id)
+                .unwrap()
+                .is_none()
+        );
+        if let Slot::Recipient {
+            mut share,
+            recipient,
+            body,
+            wrapped,
+        } = s.clone()
+        {
+            share[5] ^= 1;
+            let forged = Slot::Recipient {
+                recipient,
+                share,
+                body,
+                wrapped,
+            };
+            assert!(
+                forged
+                    .open(&Unlock::Identities(&one), &file_id)
+                    .unwrap()
+                    .is_none()
+            );
+        }
+        // An unknown kind is told apart from a malformed slot.
+        assert_eq!(Slot::decode(&mut Cursor::new(&[9, 0, 0])), Err(9));
+        assert_eq!(Slot::decode(&mut Cursor::new(&[3, 1, 0, 0])), Ok(None));
+    }
 
     #[test]
     fn slots_open_with_their_secret_only() {
@@ -416,12 +698,12 @@ mod tests {
         let mut b = Vec::new();
         s.encode(&mut b);
         assert_eq!(b.len(), 3 + 72);
-        assert_eq!(Slot::decode(&mut Cursor::new(&b)).unwrap(), s);
+        assert_eq!(Slot::decode(&mut Cursor::new(&b)).unwrap().unwrap(), s);
         let p = Slot::for_passphrase(b"pw", (8, 1, 1), &id, &dk).unwrap();
         let mut b = Vec::new();
         p.encode(&mut b);
         assert_eq!(b.len(), 3 + 88);
-        assert_eq!(Slot::decode(&mut Cursor::new(&b)).unwrap(), p);
+        assert_eq!(Slot::decode(&mut Cursor::new(&b)).unwrap().unwrap(), p);
         // A hostile file cannot demand more than the caps.
         let hostile = Slot::Passphrase {
             params: (u32::MAX, 1, 1),

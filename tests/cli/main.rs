@@ -15,6 +15,7 @@ mod keys;
 mod nonce;
 mod okon;
 mod records;
+mod records_age;
 mod records_v1;
 mod serve;
 mod tiers;

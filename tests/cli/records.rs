@@ -226,7 +226,7 @@ fn wrong_key_tampering_and_truncation_are_errors_without_output() {
     let out = open(&file, &other);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
-    assert!(stderr_of(&out).contains("wrong key or passphrase"));
+    assert!(stderr_of(&out).contains("wrong key, passphrase or identity"));
     // A flipped byte in the last data page: open prints nothing, verify names the page.
     let mut bytes = std::fs::read(&file).unwrap();
     let at = 2 * 4096 + 10 * 4096 + 100;
@@ -404,7 +404,7 @@ fn passphrases_and_rekey() {
         .arg(&pw2)
         .output()
         .unwrap();
-    assert!(stderr_of(&out).contains("wrong key or passphrase"));
+    assert!(stderr_of(&out).contains("wrong key, passphrase or identity"));
     // Add a key, then replace the passphrase.
     veilkit()
         .args(["records", "rekey"])

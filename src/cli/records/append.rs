@@ -62,13 +62,25 @@ pub struct Args {
 
     #[command(flatten)]
     pub recovery: super::RecoveryArgs,
+
+    /// Refused, with the reason: an age recipient cannot append (see the man page).
+    #[arg(long, short, value_name = "AGE1...", hide = true)]
+    pub recipient: Vec<String>,
 }
 
 /// Runs `veilkit records append`.
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
+    if !args.recipient.is_empty() {
+        // Appending rewrites the last pages, the index and the root, all under the data
+        // key, which a recipient cannot unwrap.
+        return Err(hinted(
+            "--recipient: an age recipient can seal a new file but cannot append to one: appending needs the file's data key",
+            "give --identity (or a key or passphrase of the file); an export job that must not read the file seals each export to a file of its own with `records seal --recipient`",
+        ));
+    }
     let secrets = args
         .secrets
-        .load(false, crate::records::format::ARGON_DEFAULT)?;
+        .load(false, crate::records::format::ARGON_DEFAULT, false)?;
     let shown = args.file.display().to_string();
     let input_name = display_path(&args.input);
     let input = read_input(&args.input)?;

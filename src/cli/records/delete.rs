@@ -75,7 +75,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     }
     let secrets = args
         .secrets
-        .load(false, crate::records::format::ARGON_DEFAULT)?;
+        .load(false, crate::records::format::ARGON_DEFAULT, false)?;
     let shown = args.file.display().to_string();
     let mut file = open_file(&args.file, &secrets, true, &args.recovery)?;
     let asked = keys.len();

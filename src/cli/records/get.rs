@@ -80,7 +80,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     }
     let secrets = args
         .secrets
-        .load(false, crate::records::format::ARGON_DEFAULT)?;
+        .load(false, crate::records::format::ARGON_DEFAULT, false)?;
     // Open the key list first: a missing file is reported before any output.
     let mut key_input = args.keys_from.as_deref().map(open_input).transpose()?;
     let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;

@@ -69,6 +69,10 @@ pub fn slot_json(slot: &crate::records::slots::Slot) -> serde_json::Value {
             "kind": "passphrase",
             "argon2id": { "memory_kib": params.0, "passes": params.1, "lanes": params.2 },
         }),
+        Slot::Recipient { recipient, .. } => serde_json::json!({
+            "kind": "age-recipient",
+            "recipient": crate::records::age::Recipient(*recipient).to_string(),
+        }),
     }
 }
 
@@ -115,13 +119,14 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     let given = args.secrets.key.key_file.is_some()
         || args.secrets.passphrase
         || args.secrets.passphrase_file.is_some()
+        || !args.secrets.identity.is_empty()
         || [ENV_KEY_FILE, ENV_KEY]
             .iter()
             .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
     if given {
         let secrets = args
             .secrets
-            .load(false, crate::records::format::ARGON_DEFAULT)?;
+            .load(false, crate::records::format::ARGON_DEFAULT, false)?;
         let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;
         let i = file.info().map_err(|e| records_error(e, &shown))?;
         lines.push(("records", i.records.to_string()));

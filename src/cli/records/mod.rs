@@ -17,6 +17,7 @@ use super::report::{HintExt, Interrupted, hinted};
 use super::{Global, Status, signals};
 use crate::keys::Keyring;
 use crate::records::RecordsError;
+use crate::records::age::{Identity, Recipient};
 use crate::records::file::RecordFile;
 use crate::records::format::{ARGON_DEFAULT, InputFormat, Unlock};
 use anyhow::Context;
@@ -138,10 +139,84 @@ pub struct SecretArgs {
     )]
     pub passphrase_file: Option<PathBuf>,
 
+    /// An age identity file (`age-keygen` output: AGE-SECRET-KEY-1... lines, `#`
+    /// comments); opens the file's age recipient slots. Repeatable.
+    #[arg(long, value_name = "PATH", help_heading = "Keys")]
+    pub identity: Vec<PathBuf>,
+
     /// Accept a new passphrase that is among the 30,000 most common passwords (refused
     /// otherwise, with its rank).
     #[arg(long, help_heading = "Keys")]
     pub weak_ok: bool,
+}
+
+/// Public keys that may open a record file without being able to write or read it
+/// here: age X25519 recipients.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RecipientArgs {
+    /// Add a key slot for an age X25519 recipient (age1..., as `age-keygen` prints it);
+    /// repeatable. Its identity opens the file; the recipient alone cannot.
+    #[arg(short, long, value_name = "AGE1...", help_heading = "Recipients")]
+    pub recipient: Vec<String>,
+
+    /// Add a key slot for each recipient in PATH (one per line; blank lines and `#`
+    /// comments skipped, as `age -R` reads it); repeatable.
+    #[arg(long, value_name = "PATH", help_heading = "Recipients")]
+    pub recipients_file: Vec<PathBuf>,
+}
+
+impl RecipientArgs {
+    /// Whether any recipient was given.
+    pub fn any(&self) -> bool {
+        !self.recipient.is_empty() || !self.recipients_file.is_empty()
+    }
+
+    /// The recipients given, in order, duplicates dropped.
+    pub fn load(&self) -> anyhow::Result<Vec<Recipient>> {
+        let mut out: Vec<Recipient> = Vec::new();
+        for r in &self.recipient {
+            out.push(Recipient::parse(r).map_err(|e| anyhow::anyhow!("--recipient: {e}"))?);
+        }
+        for path in &self.recipients_file {
+            let shown = super::output::display_path(path);
+            let bytes = super::output::read_small(path, "the recipients (--recipients-file -)")
+                .with_context(|| format!("recipients file {shown}"))?;
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|_| anyhow::anyhow!("recipients file {shown}: not UTF-8 text"))?;
+            out.extend(
+                crate::records::age::parse_recipients(text)
+                    .map_err(|e| anyhow::anyhow!("recipients file {shown}: {e}"))?,
+            );
+        }
+        let mut seen = Vec::new();
+        out.retain(|r| {
+            let new = !seen.contains(r);
+            seen.push(*r);
+            new
+        });
+        Ok(out)
+    }
+}
+
+/// Reads age identity files; an error names the file and line, never the text.
+pub fn load_identities(paths: &[PathBuf]) -> anyhow::Result<Vec<Identity>> {
+    let mut out = Vec::new();
+    for path in paths {
+        let shown = super::output::display_path(path);
+        let bytes = Zeroizing::new(
+            super::output::read_small(path, "the identity (--identity -)")
+                .with_context(|| format!("identity file {shown}"))?,
+        );
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| anyhow::anyhow!("identity file {shown}: not UTF-8 text"))?;
+        let ids = crate::records::age::parse_identities(text)
+            .map_err(|e| anyhow::anyhow!("identity file {shown}: {e}"))?;
+        if ids.is_empty() {
+            anyhow::bail!("identity file {shown}: no identity in it (AGE-SECRET-KEY-1... lines)");
+        }
+        out.extend(ids);
+    }
+    Ok(out)
 }
 
 /// Argon2id parameters of new passphrase slots.
@@ -175,6 +250,8 @@ pub struct Secrets {
     pub passphrase: Option<Zeroizing<Vec<u8>>>,
     /// Argon2id parameters for new slots.
     pub params: (u32, u32, u32),
+    /// age identities.
+    pub identities: Vec<Identity>,
 }
 
 impl Secrets {
@@ -186,6 +263,9 @@ impl Secrets {
         }
         if let Some(p) = &self.passphrase {
             u.push(Unlock::Passphrase(p, self.params));
+        }
+        if !self.identities.is_empty() {
+            u.push(Unlock::Identities(&self.identities));
         }
         u
     }
@@ -277,8 +357,15 @@ fn prompt_hidden(prompt: &str) -> anyhow::Result<Zeroizing<Vec<u8>>> {
 
 impl SecretArgs {
     /// Loads the secrets given; `creating` asks for a new passphrase twice. The key
-    /// variables are used only when no key file and no passphrase is given.
-    pub fn load(&self, creating: bool, params: (u32, u32, u32)) -> anyhow::Result<Secrets> {
+    /// variables are used only when no key file, passphrase or identity is given.
+    /// `recipients`: age recipients were given, which may be the only slots of a new
+    /// file.
+    pub fn load(
+        &self,
+        creating: bool,
+        params: (u32, u32, u32),
+        recipients: bool,
+    ) -> anyhow::Result<Secrets> {
         let passphrase = read_passphrase(
             self.passphrase_file.as_deref(),
             self.passphrase,
@@ -289,21 +376,24 @@ impl SecretArgs {
         let env_key = [ENV_KEY_FILE, ENV_KEY]
             .iter()
             .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
-        let ring = if self.key.key_file.is_some() || (passphrase.is_none() && env_key) {
+        let identities = load_identities(&self.identity)?;
+        let others = passphrase.is_some() || !identities.is_empty() || recipients;
+        let ring = if self.key.key_file.is_some() || (!others && env_key) {
             Some(self.key.load()?)
         } else {
             None
         };
-        if ring.is_none() && passphrase.is_none() {
+        if ring.is_none() && passphrase.is_none() && identities.is_empty() && !recipients {
             return Err(hinted(
-                "no key or passphrase given",
-                "pass --key-file PATH, --passphrase or --passphrase-file PATH, or set VEILKIT_KEY_FILE or VEILKIT_KEY",
+                "no key, passphrase or identity given",
+                "pass --key-file PATH, --passphrase or --passphrase-file PATH, or --identity PATH, or set VEILKIT_KEY_FILE or VEILKIT_KEY",
             ));
         }
         Ok(Secrets {
             ring,
             passphrase,
             params,
+            identities,
         })
     }
 }

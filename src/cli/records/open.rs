@@ -68,7 +68,7 @@ pub struct Args {
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let secrets = args
         .secrets
-        .load(false, crate::records::format::ARGON_DEFAULT)?;
+        .load(false, crate::records::format::ARGON_DEFAULT, false)?;
     let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;
     let shown = args.file.display().to_string();
     let dest = Destination::open(

@@ -7,6 +7,7 @@ use super::super::report::{hinted, info};
 use super::super::{Global, Status};
 use super::{KdfArgs, SecretArgs, open_file, read_passphrase, records_error};
 use crate::records::RecordsError;
+use crate::records::age::Recipient;
 use crate::records::format::Slot;
 use crate::records::slots::fingerprint_hex;
 use anyhow::Context;
@@ -18,8 +19,9 @@ pub const ABOUT: &str = "Add, remove or replace a record file's key slots, or ro
 /// The description in `--help` and the man page.
 pub const LONG_ABOUT: &str = "Change who can open a record file. Unlock it as usual (--key-file, \
 --passphrase, --passphrase-file), then add slots (--add-key-file for that keyring's current \
-key, --add-passphrase, --add-passphrase-file) and remove slots (--remove-key FINGERPRINT or ID, \
---remove-passphrase); removing and adding in one run replaces a slot. Slots are told apart by \
+key, --add-passphrase, --add-passphrase-file, --recipient and --recipients-file for age \
+recipients) and remove slots (--remove-key FINGERPRINT or ID, --remove-passphrase, \
+--remove-recipient AGE1...); removing and adding in one run replaces a slot. Slots are told apart by \
 their keys' fingerprints (`records info` shows them): adding a key never removes the slot of \
 another key, even one with the same id. Only the header is \
 rewritten: the new header copy first, then the other, so that a crash at any moment leaves \
@@ -43,6 +45,10 @@ pub const MAN: ManExtra = ManExtra {
         (
             "Move from a key to a new key",
             "veilkit records rekey app.vkr --key-file old.key --add-key-file new.key --remove-key 3f2a9c0d11b2e4f5",
+        ),
+        (
+            "Let the holder of an age identity open it, and no longer an old one",
+            "veilkit records rekey app.vkr --key-file k.key --recipient age1zrf9d64dh8gjtawge84mu733jx4x3q4naynyk8gzgrjmkw4m5seql9x34f --remove-recipient age14kvhsxtwhfxf0y4zclf4tzmdjq2g5lj6tj5fcmtmpnd5cz3td3wqud5zat",
         ),
         (
             "Purge deleted records and rotate the data key",
@@ -81,6 +87,14 @@ pub struct Args {
     #[arg(long, help_heading = "Slots")]
     pub remove_passphrase: bool,
 
+    /// Remove the slot of an age recipient (age1..., as `records info` shows it);
+    /// repeatable.
+    #[arg(long, value_name = "AGE1...", help_heading = "Slots")]
+    pub remove_recipient: Vec<String>,
+
+    #[command(flatten)]
+    pub recipients: super::RecipientArgs,
+
     /// Rewrite the file under a new data key.
     #[arg(long)]
     pub rotate_data_key: bool,
@@ -113,7 +127,7 @@ fn named_slots(slots: &[Slot], name: &str, shown: &str) -> anyhow::Result<Vec<us
                     name.parse::<u32>().is_ok_and(|id| id == *key_id)
                 }
             }
-            Slot::Passphrase { .. } => false,
+            Slot::Passphrase { .. } | Slot::Recipient { .. } => false,
         })
         .map(|(i, _)| i)
         .collect();
@@ -141,11 +155,18 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         || args.add_passphrase_file.is_some()
         || !args.remove_key.is_empty()
         || args.remove_passphrase
+        || !args.remove_recipient.is_empty()
+        || args.recipients.any()
         || args.rotate_data_key;
     if !changes {
         anyhow::bail!("nothing to do: add or remove a slot, or --rotate-data-key");
     }
-    let secrets = args.secrets.load(false, args.kdf.params())?;
+    let secrets = args.secrets.load(false, args.kdf.params(), false)?;
+    let added = args.recipients.load()?;
+    let mut gone: Vec<Recipient> = Vec::new();
+    for r in &args.remove_recipient {
+        gone.push(Recipient::parse(r).map_err(|e| anyhow::anyhow!("--remove-recipient: {e}"))?);
+    }
     let new_ring = args.add_key_file.as_deref().map(load_file).transpose()?;
     let new_pass = read_passphrase(
         args.add_passphrase_file.as_deref(),
@@ -165,12 +186,19 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     if args.remove_passphrase && !old.iter().any(|s| matches!(s, Slot::Passphrase { .. })) {
         anyhow::bail!("--remove-passphrase: {shown} has no passphrase slot");
     }
+    for (r, text) in gone.iter().zip(&args.remove_recipient) {
+        if !old.iter().any(|s| s.is_recipient(r)) {
+            anyhow::bail!("--remove-recipient {text}: {shown} has no slot for this recipient");
+        }
+    }
     let kept: Vec<Slot> = old
         .iter()
         .enumerate()
         .filter(|(i, s)| {
             let passphrase = matches!(s, Slot::Passphrase { .. });
-            !(removed.contains(i) || args.remove_passphrase && passphrase)
+            !(removed.contains(i)
+                || args.remove_passphrase && passphrase
+                || gone.iter().any(|r| s.is_recipient(r)))
         })
         .map(|(_, s)| s.clone())
         .collect();
@@ -211,6 +239,10 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                         }
                     }
                 }
+                // A recipient is public: its slot is made again from the key it names.
+                Slot::Recipient { recipient, .. } => {
+                    Slot::for_recipient(&Recipient(*recipient), id, dk)?
+                }
                 Slot::Passphrase { params, .. } => match &secrets.passphrase {
                     Some(p) => Slot::for_passphrase(p, *params, id, dk)?,
                     None => {
@@ -232,6 +264,11 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         }
         if let Some(p) = &new_pass {
             slots.push(Slot::for_passphrase(p, params, id, dk)?);
+        }
+        for r in &added {
+            // A recipient that already has a slot keeps one: it is made again.
+            slots.retain(|s| !s.is_recipient(r));
+            slots.push(Slot::for_recipient(r, id, dk)?);
         }
         if slots.is_empty() {
             return Err(hinted(

@@ -4,9 +4,9 @@ use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio, read_input};
 use super::super::report::{hinted, info};
 use super::super::{Global, Status};
-use super::{FormatArg, KdfArgs, SecretArgs, records_error};
+use super::{FormatArg, KdfArgs, RecipientArgs, SecretArgs, records_error};
 use crate::records::file::{Settings, seal};
-use crate::records::format::{DEFAULT_PAGE_SIZE, InputFormat};
+use crate::records::format::{DEFAULT_PAGE_SIZE, InputFormat, Unlock};
 use crate::records::input::{KeyField, parse};
 use anyhow::Context;
 use std::path::PathBuf;
@@ -28,8 +28,10 @@ the exact input.
 A duplicate key is an error naming both lines. Records are packed into pages of \
 --page-size bytes, each sealed with AES-256-GCM-SIV under a fresh random nonce; a keyed \
 token index inside the encrypted pages finds a record by key. The data key is random and \
-wrapped by a key slot for each secret given: --key-file (or the key variables), and \
---passphrase or --passphrase-file (Argon2id). The file is written to a temporary file and \
+wrapped by a key slot for each secret given: --key-file (or the key variables), \
+--passphrase or --passphrase-file (Argon2id), and age X25519 recipients (--recipient, \
+--recipients-file; also the recipient of each --identity). A file sealed to recipients only \
+is opened by their identities (--identity), never by the machine that sealed it. The file is written to a temporary file and \
 renamed into place when complete.";
 
 /// Extra man page sections.
@@ -45,6 +47,10 @@ pub const MAN: ManExtra = ManExtra {
         (
             "A log, keyed by line number, with a passphrase",
             "veilkit records seal app.log -o app.vkr --passphrase",
+        ),
+        (
+            "An export that only the holder of an age identity can read",
+            "pg_dump-rows | veilkit records seal - --input-format csv --key-field id -o export.vkr --recipient age1zrf9d64dh8gjtawge84mu733jx4x3q4naynyk8gzgrjmkw4m5seql9x34f",
         ),
         (
             "JSON lines from a pipe, keyed by the member \"user\"",
@@ -89,6 +95,9 @@ pub struct Args {
     pub secrets: SecretArgs,
 
     #[command(flatten)]
+    pub recipients: RecipientArgs,
+
+    #[command(flatten)]
     pub kdf: KdfArgs,
 }
 
@@ -125,7 +134,12 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         }
     };
     let header_row = matches!(format, InputFormat::Csv | InputFormat::Tsv) && !args.no_header;
-    let secrets = args.secrets.load(true, args.kdf.params())?;
+    let recipients = args.recipients.load()?;
+    let secrets = args
+        .secrets
+        .load(true, args.kdf.params(), !recipients.is_empty())?;
+    let mut unlocks = secrets.unlocks();
+    unlocks.extend(recipients.iter().map(|r| Unlock::Recipient(*r)));
     let started = Instant::now();
     let shown = display_path(&args.input);
     let input = read_input(&args.input)?;
@@ -159,7 +173,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             &mut records,
             prefix,
             &settings,
-            &secrets.unlocks(),
+            &unlocks,
             out.file_mut()
                 .map_err(crate::records::RecordsError::Write)?,
             &bar,

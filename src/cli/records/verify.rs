@@ -51,7 +51,7 @@ pub struct Args {
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let secrets = args
         .secrets
-        .load(false, crate::records::format::ARGON_DEFAULT)?;
+        .load(false, crate::records::format::ARGON_DEFAULT, false)?;
     let shown = args.file.display().to_string();
     let failed = |e: anyhow::Error| -> anyhow::Result<Status> {
         if args.json {
