@@ -1068,7 +1068,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__seal)
-            opts="-o -k -f -r -q -h -V --output --input-format --key-field --no-header --page-size --force --key-file --passphrase --passphrase-file --identity --weak-ok --recipient --recipients-file --argon2-memory --argon2-passes --quiet --help --version"
+            opts="-o -k -f -r -q -h -V --output --input-format --key-field --no-header --page-size --compress --force --key-file --passphrase --passphrase-file --identity --weak-ok --recipient --recipients-file --argon2-memory --argon2-passes --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1095,6 +1095,10 @@ _veilkit() {
                     return 0
                     ;;
                 --page-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compress)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -50,6 +50,177 @@ pub fn input(n: usize, value: usize) -> Vec<u8> {
     out
 }
 
+const FIRST: &[&str] = &[
+    "James",
+    "Mary",
+    "John",
+    "Patricia",
+    "Robert",
+    "Jennifer",
+    "Michael",
+    "Linda",
+    "William",
+    "Elizabeth",
+    "David",
+    "Barbara",
+    "Richard",
+    "Susan",
+    "Joseph",
+    "Jessica",
+    "Thomas",
+    "Sarah",
+    "Chris",
+    "Karen",
+    "Ana",
+    "Mohammed",
+    "Wei",
+    "Yuki",
+    "Olga",
+    "Pierre",
+    "Sven",
+    "Priya",
+];
+const LAST: &[&str] = &[
+    "Smith",
+    "Johnson",
+    "Williams",
+    "Brown",
+    "Jones",
+    "Garcia",
+    "Miller",
+    "Davis",
+    "Rodriguez",
+    "Martinez",
+    "Hernandez",
+    "Lopez",
+    "Gonzalez",
+    "Wilson",
+    "Anderson",
+    "Thomas",
+    "Taylor",
+    "Moore",
+    "Jackson",
+    "Martin",
+    "Lee",
+    "Nguyen",
+    "Kowalski",
+    "Rossi",
+    "Dubois",
+    "Okafor",
+];
+const DOMAINS: &[&str] = &[
+    "example.com",
+    "mail.example.org",
+    "corp.example.net",
+    "inbox.example",
+    "post.example.de",
+];
+const WORDS: &[&str] = &[
+    "the",
+    "order",
+    "was",
+    "shipped",
+    "late",
+    "please",
+    "call",
+    "back",
+    "customer",
+    "asked",
+    "about",
+    "refund",
+    "invoice",
+    "attached",
+    "account",
+    "closed",
+    "renewal",
+    "pending",
+    "address",
+    "changed",
+    "prefers",
+    "email",
+    "no",
+    "contact",
+    "after",
+    "6pm",
+    "VIP",
+    "escalated",
+    "ticket",
+    "resolved",
+    "awaiting",
+    "payment",
+    "duplicate",
+    "charge",
+    "for",
+    "March",
+    "delivery",
+    "damaged",
+    "replacement",
+    "sent",
+    "twice",
+    "manager",
+    "approved",
+];
+
+/// A person's row after its id: `name,e-mail,"note"` (a quoted note of 3 to 9 words).
+fn person(rng: &mut Rng, out: &mut Vec<u8>) {
+    let pick =
+        |rng: &mut Rng, from: &[&'static str]| from[(rng.next() % from.len() as u64) as usize];
+    let (first, last) = (pick(rng, FIRST), pick(rng, LAST));
+    let number = rng.next() % 999 + 1;
+    let domain = pick(rng, DOMAINS);
+    out.extend_from_slice(
+        format!(
+            "{first} {last},{}.{}{number}@{domain},\"",
+            first.to_lowercase(),
+            last.to_lowercase()
+        )
+        .as_bytes(),
+    );
+    for w in 0..3 + rng.next() % 7 {
+        if w > 0 {
+            out.push(b' ');
+        }
+        out.extend_from_slice(pick(rng, WORDS).as_bytes());
+    }
+    out.push(b'"');
+}
+
+/// A CSV of `n` people (`id,name,email,note`, a header row, ids from 1): names,
+/// e-mail addresses and notes of a few words, about 95 bytes a row.
+pub fn people_csv(n: usize) -> Vec<u8> {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut out = b"id,name,email,note\n".to_vec();
+    for i in 1..=n {
+        out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
+        out.push(b',');
+        person(&mut rng, &mut out);
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The workload of [`input`] with values of realistic text instead of random letters:
+/// `n` TSV lines of an 8-digit key and a `value`-byte person row (cut or padded with
+/// more notes to exactly that length).
+pub fn people_input(n: usize, value: usize) -> Vec<u8> {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut out = Vec::with_capacity(n * (value + 10));
+    let mut row = Vec::new();
+    for i in 0..n {
+        out.extend_from_slice(format!("{i:08}\t").as_bytes());
+        row.clear();
+        while row.len() < value {
+            if !row.is_empty() {
+                row.push(b' ');
+            }
+            person(&mut rng, &mut row);
+        }
+        out.extend_from_slice(&row[..value]);
+        out.push(b'\n');
+    }
+    out
+}
+
 /// `count` keys of `input(n, _)` drawn at random.
 pub fn keys(n: usize, count: usize, seed: u64) -> Vec<Vec<u8>> {
     let mut rng = Rng(seed);

@@ -3,6 +3,7 @@
 
 use super::RecordsError;
 use super::codec::PageRef;
+use super::compress::unframe;
 use super::crypto::FileKeys;
 use super::pages::{Kind, decode_dir, parse_data};
 use crate::progress::Progress;
@@ -120,6 +121,8 @@ pub struct PageReader<'a> {
     pub page_size: usize,
     /// Where page 0 starts.
     pub pages_at: u64,
+    /// Data pages are framed and compressed (record compression 1).
+    pub compressed: bool,
 }
 
 impl PageReader<'_> {
@@ -142,6 +145,9 @@ impl PageReader<'_> {
                 kind: kind.name(),
                 logical,
             })?;
+        if self.compressed && kind == Kind::Data {
+            return Ok(Rc::from(unframe(plain, self.page_size)?));
+        }
         // Straight into the shared form the page cache holds: one copy, not two.
         Ok(Rc::from(plain))
     }
@@ -188,6 +194,13 @@ impl PageReader<'_> {
                         kind: "data",
                         logical,
                     })?;
+                let raw;
+                let plain: &[u8] = if self.compressed {
+                    raw = unframe(plain, self.page_size)?;
+                    &raw
+                } else {
+                    plain
+                };
                 let recs =
                     parse_data(plain).ok_or(RecordsError::Corrupt("a data page does not parse"))?;
                 if recs.len() as u64 != e.count {
@@ -211,6 +224,7 @@ pub struct PageWriter<'a> {
     file_id: [u8; 16],
     page_size: usize,
     pages_at: u64,
+    compressed: bool,
     /// The next physical page to write.
     pub next_physical: u64,
     generation: u64,
@@ -228,6 +242,7 @@ impl<'a> PageWriter<'a> {
             file_id: reader.id,
             page_size: reader.page_size,
             pages_at: reader.pages_at,
+            compressed: reader.compressed,
             next_physical,
             generation,
             buf: vec![0u8; reader.page_size],
@@ -244,6 +259,7 @@ impl<'a> PageWriter<'a> {
             id: self.file_id,
             page_size: self.page_size,
             pages_at: self.pages_at,
+            compressed: self.compressed,
         }
     }
 

@@ -6,6 +6,7 @@
 pub mod age;
 mod cache;
 pub mod codec;
+pub mod compress;
 pub mod crypto;
 pub mod fields;
 pub mod file;

@@ -10,7 +10,7 @@ use super::pages::{
     IndexPage, Kind, NO_NEXT, Rec, bucket_of, data_capacity, dir_capacity, find_in_data,
     index_lookup, parse_data,
 };
-use super::root::{InputFormat, Root};
+use super::root::{Compression, InputFormat, Root};
 use super::seal::{MakeSlots, SealSummary, Settings, seal_with_slots};
 use super::slots::{Slot, Unlock};
 use super::{InputRecord, KeyPlace, RecordsError, tree};
@@ -73,6 +73,8 @@ pub struct Info {
     pub copies: [CopyState; 2],
     /// Index buckets (0: no index, the file is small).
     pub buckets: u32,
+    /// How data pages hold their records.
+    pub compression: Compression,
 }
 
 /// A found record: its data page's number, the decrypted page, the record's bytes.
@@ -195,6 +197,7 @@ impl RecordFile {
             version: self.header.version,
             copies,
             buckets: self.root.buckets,
+            compression: self.root.compression,
         })
     }
 
@@ -260,7 +263,13 @@ impl RecordFile {
     /// The ref of data or index page `logical`.
     pub(super) fn page_ref(&mut self, kind: Kind, logical: u64) -> Result<PageRef, RecordsError> {
         let cap = dir_capacity(self.page_size);
-        let reader = reader_of(&self.file, &self.keys, &self.header, self.page_size);
+        let reader = reader_of(
+            &self.file,
+            &self.keys,
+            &self.header,
+            &self.root,
+            self.page_size,
+        );
         let (list, dir_kind) = if kind == Kind::Data {
             (&self.root.data, Kind::DataDir)
         } else {
@@ -275,7 +284,13 @@ impl RecordFile {
     /// The number of data or index pages.
     pub(super) fn page_count(&mut self, kind: Kind) -> Result<u64, RecordsError> {
         let cap = dir_capacity(self.page_size);
-        let reader = reader_of(&self.file, &self.keys, &self.header, self.page_size);
+        let reader = reader_of(
+            &self.file,
+            &self.keys,
+            &self.header,
+            &self.root,
+            self.page_size,
+        );
         let (list, dir_kind) = if kind == Kind::Data {
             (&self.root.data, Kind::DataDir)
         } else {
@@ -407,7 +422,13 @@ impl RecordFile {
                 return Ok(Some(p[rec.raw.clone()].to_vec()));
             }
             let r = entries[j];
-            let reader = reader_of(&self.file, &self.keys, &self.header, self.page_size);
+            let reader = reader_of(
+                &self.file,
+                &self.keys,
+                &self.header,
+                &self.root,
+                self.page_size,
+            );
             entries =
                 RecordFile::dir_entries(&mut self.dirs, &reader, Kind::DataDir, level, index, &r)?;
             base = index * cap;
@@ -439,7 +460,13 @@ impl RecordFile {
 
     /// A page reader of this file.
     pub(super) fn reader(&self) -> PageReader<'_> {
-        reader_of(&self.file, &self.keys, &self.header, self.page_size)
+        reader_of(
+            &self.file,
+            &self.keys,
+            &self.header,
+            &self.root,
+            self.page_size,
+        )
     }
 
     /// Writes the input's header row and every live record to `out`: the original
@@ -474,7 +501,12 @@ impl RecordFile {
         if verified_first {
             let pages = self.data_pages()?;
             // Plaintext is at most the pages' capacity; hold it when that fits the budget.
-            let most = pages.len().saturating_mul(data_capacity(self.page_size));
+            let per_page = if self.reader().compressed {
+                super::compress::raw_max(self.page_size)
+            } else {
+                data_capacity(self.page_size)
+            };
+            let most = pages.len().saturating_mul(per_page);
             if most.saturating_add(prefix.len()) <= budget {
                 progress.set_total(pages.len() as u64);
                 let held = self.decrypt_parallel(&pages, progress)?;
@@ -567,6 +599,8 @@ impl RecordFile {
             page_size: self.header.page_size,
             next_number: self.root.next_number,
             threads: 0,
+            compression: (self.root.compression == Compression::Zstd)
+                .then_some(super::compress::DEFAULT_LEVEL),
         };
         let prefix = self.prefix()?;
         let total = self.page_count(Kind::Data)?;
@@ -641,6 +675,7 @@ fn reader_of<'a>(
     file: &'a File,
     keys: &'a FileKeys,
     header: &Header,
+    root: &Root,
     page_size: usize,
 ) -> PageReader<'a> {
     PageReader {
@@ -649,5 +684,6 @@ fn reader_of<'a>(
         id: header.file_id,
         page_size,
         pages_at: header.pages_at(),
+        compressed: root.compression == Compression::Zstd,
     }
 }

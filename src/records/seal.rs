@@ -3,12 +3,12 @@
 //! lists, and both header copies.
 
 use super::codec::PageRef;
+use super::compress::{Packed as PackedPage, Packer};
 use super::crypto::{FileKeys, random};
 use super::header::{COPY_SIZE, Header, valid_page_size};
 use super::io::{PageReader, PageWriter, write_at};
 use super::pages::{
-    IndexLayout, IndexPage, Kind, NO_NEXT, bucket_of, data_capacity, encode_record, parse_data,
-    record_size,
+    IndexLayout, IndexPage, Kind, NO_NEXT, bucket_of, data_capacity, parse_data, record_size,
 };
 use super::root::{Compression, InputFormat, MAX_KEY_FIELD, Root};
 use super::slots::{MAX_SLOTS, Slot, Unlock};
@@ -34,6 +34,8 @@ pub struct Settings {
     /// (the default) hands tokens, encryption and writing to a second thread when the
     /// machine has more than one CPU. Not recorded in the file.
     pub threads: usize,
+    /// Compress data pages with Zstandard at this level (`None`: uncompressed).
+    pub compression: Option<i32>,
 }
 
 impl Default for Settings {
@@ -45,6 +47,7 @@ impl Default for Settings {
             page_size: DEFAULT_PAGE_SIZE,
             next_number: 0,
             threads: 0,
+            compression: None,
         }
     }
 }
@@ -219,70 +222,76 @@ const SEAL_BATCH: usize = 16;
 /// of every record (by ordinal), and the record count.
 type Packed = (Vec<(u64, u32, u32)>, Vec<u64>, u64);
 
-/// Packs `records` into data pages of `cap` bytes of plaintext, computing each record's
-/// token with `keys`, and hands batches of full pages to `sealer` (which may give back
-/// spent buffers).
+/// Packs `records` into data pages with `packer`, computing each record's token with
+/// `keys`, and hands batches of full pages to `sealer` (which may give back spent
+/// buffers).
 fn pack_pages<'a>(
     records: &mut dyn Iterator<Item = Result<InputRecord<'a>, RecordsError>>,
     keys: &FileKeys,
-    cap: usize,
+    packer: &mut Packer,
     progress: &dyn Progress,
     mut sealer: impl FnMut(Vec<FullPage>) -> Result<Vec<Vec<u8>>, RecordsError>,
 ) -> Result<Packed, RecordsError> {
-    let mut spare: Vec<Vec<u8>> = Vec::new();
-    let mut page: Vec<u8> = Vec::with_capacity(cap);
-    page.extend_from_slice(&[0, 0]);
     let mut batch: Vec<FullPage> = Vec::with_capacity(SEAL_BATCH);
-    let mut in_page: u16 = 0;
     let mut logical: u32 = 0;
+    // (token, ordinal, data page): the page is known when the packer ships it.
     let mut entries: Vec<(u64, u32, u32)> = Vec::new();
+    let mut placed = 0usize;
     let mut lines: Vec<u64> = Vec::new();
     let mut count = 0u64;
-    let mut ship = |page: &mut Vec<u8>, in_page: u16, logical: &mut u32, last: bool| {
-        page[..2].copy_from_slice(&in_page.to_le_bytes());
-        let mut next = spare.pop().unwrap_or_else(|| Vec::with_capacity(cap));
-        next.clear();
-        next.extend_from_slice(&[0, 0]);
-        batch.push(FullPage {
-            logical: *logical,
-            records: in_page,
-            plain: std::mem::replace(page, next),
-        });
-        if last || batch.len() == SEAL_BATCH {
-            spare.extend(sealer(std::mem::replace(
-                &mut batch,
-                Vec::with_capacity(SEAL_BATCH),
-            ))?);
+    let mut done: Vec<PackedPage> = Vec::new();
+    // Numbers the pages shipped and their records, and hands full batches over.
+    let mut ship = |done: &mut Vec<PackedPage>,
+                    entries: &mut Vec<(u64, u32, u32)>,
+                    packer: &mut Packer,
+                    last: bool|
+     -> Result<(), RecordsError> {
+        for page in done.drain(..) {
+            let n = usize::from(page.records);
+            for e in &mut entries[placed..placed + n] {
+                e.2 = logical;
+            }
+            placed += n;
+            batch.push(FullPage {
+                logical,
+                records: page.records,
+                plain: page.plain,
+            });
+            logical = logical.checked_add(1).ok_or(RecordsError::TooManyPages)?;
+            if batch.len() == SEAL_BATCH {
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(SEAL_BATCH));
+                packer.give_back(sealer(full)?);
+            }
         }
-        *logical = logical.checked_add(1).ok_or(RecordsError::TooManyPages)?;
-        Ok::<_, RecordsError>(())
+        if last && !batch.is_empty() {
+            packer.give_back(sealer(std::mem::take(&mut batch))?);
+        }
+        Ok(())
     };
+    let max = packer.max_record();
     for rec in records {
         let rec = rec?;
-        let size = record_size(&rec.raw, &rec.key);
-        if size + 2 > cap {
+        if record_size(&rec.raw, &rec.key) > max {
             return Err(RecordsError::RecordTooLarge {
                 line: rec.line,
-                max: cap - 8,
+                max: max - 6,
             });
         }
-        if page.len() + size > cap || in_page == u16::MAX {
-            ship(&mut page, in_page, &mut logical, false)?;
-            in_page = 0;
-        }
         let ordinal = u32::try_from(count).map_err(|_| RecordsError::TooLarge)?;
-        entries.push((keys.token(rec.key_bytes()), ordinal, logical));
+        entries.push((keys.token(rec.key_bytes()), ordinal, 0));
         lines.push(rec.line);
-        encode_record(&mut page, &rec.raw, &rec.key);
-        in_page += 1;
+        packer.push(&rec.raw, &rec.key, &mut done);
+        if !done.is_empty() {
+            ship(&mut done, &mut entries, packer, false)?;
+        }
         count += 1;
         if count.is_multiple_of(4096) {
             progress.advance(4096);
         }
     }
-    // The last page always holds a record (a page is shipped only when the next record
-    // needs room), or is the one empty page of an empty file.
-    ship(&mut page, in_page, &mut logical, true)?;
+    // An empty file still has one (empty) data page.
+    packer.finish(true, &mut done);
+    ship(&mut done, &mut entries, packer, true)?;
     progress.advance(count % 4096);
     Ok((entries, lines, count))
 }
@@ -371,9 +380,11 @@ pub fn seal_with_slots<'a>(
         id: file_id,
         page_size,
         pages_at: 2 * COPY_SIZE as u64,
+        compressed: settings.compression.is_some(),
     };
     let mut w = PageWriter::new(reader, 0, generation);
     let cap = data_capacity(page_size);
+    let mut packer = Packer::new(page_size, settings.compression);
     let threads = match settings.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
         n => n,
@@ -387,7 +398,7 @@ pub fn seal_with_slots<'a>(
                     let _ = give_back.send(b);
                 })
             });
-            let packed = pack_pages(records, &keys, cap, progress, |batch| {
+            let packed = pack_pages(records, &keys, &mut packer, progress, |batch| {
                 // A closed channel means the sealer stopped on an error, which join reports.
                 to_sealer.send(batch).map_err(|_| SEALER_STOPPED)?;
                 Ok(spent.try_recv().unwrap_or_default())
@@ -406,7 +417,7 @@ pub fn seal_with_slots<'a>(
         })?
     } else {
         let mut refs = Vec::new();
-        let (entries, lines, count) = pack_pages(records, &keys, cap, progress, |batch| {
+        let (entries, lines, count) = pack_pages(records, &keys, &mut packer, progress, |batch| {
             let mut back = Vec::new();
             refs.extend(seal_pages(&mut w, std::iter::once(batch), |b| back = b)?);
             Ok(back)
@@ -467,7 +478,11 @@ pub fn seal_with_slots<'a>(
         key_field: settings.key_field.clone(),
         buckets,
         index_layout: layout,
-        compression: Compression::None,
+        compression: if settings.compression.is_some() {
+            Compression::Zstd
+        } else {
+            Compression::None
+        },
         prefix: prefix_ref,
         data,
         index,

@@ -3,6 +3,7 @@
 //! are rewritten with the new root (the older or damaged copy first), each synced.
 
 use super::codec::PageRef;
+use super::compress::{DEFAULT_LEVEL, Packed as PackedPage, Packer, frame};
 use super::header::{COPY_SIZE_V1, Header, write_copies};
 use super::io::PageWriter;
 use super::pages::{
@@ -14,6 +15,11 @@ use super::seal::{REBUILD_FILL, TINY_PAGES, buckets_for, order_for_index, write_
 use super::slots::Slot;
 use super::{InputRecord, KeyPlace, RecordsError, tree};
 use std::collections::{HashMap, HashSet};
+
+/// Records moved out of a compressed page that no longer fit it (tests check that the
+/// path is taken).
+#[cfg(test)]
+pub static MOVED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// A data page's records while a commit changes them.
 type PageRecords = Vec<(Vec<u8>, KeyPlace)>;
@@ -135,40 +141,45 @@ impl RecordFile {
                 .ok_or(RecordsError::Corrupt("the index points to the wrong page"))?;
             recs.remove(at);
             // And its entry out of the index.
-            if root.buckets > 0 {
-                let token = self.keys.token(&key);
-                let tag = layout.tag(token);
-                let mut il = u64::from(bucket_of(token, root.buckets));
-                let mut hops = 0;
-                loop {
-                    let page = self.dirty_index_page(&mut dirty_index, &index_refs, il)?;
-                    if let Some(i) = page
-                        .entries
-                        .iter()
-                        .position(|&(t, d)| t == tag && d == data)
-                    {
-                        page.entries.remove(i);
-                        break;
-                    }
-                    if page.next == NO_NEXT {
-                        return Err(RecordsError::Corrupt("a record is missing from the index"));
-                    }
-                    il = u64::from(page.next);
-                    hops += 1;
-                    if hops > index_refs.len() {
-                        return Err(RecordsError::Corrupt("an index chain loops"));
-                    }
-                }
-            }
+            let token = self.keys.token(&key);
+            self.unindex(root, &mut dirty_index, &index_refs, token, data)?;
             root.records -= 1;
         }
-        // Pack the new records into new data pages.
+        // A compressed page that lost records may, rarely, compress worse than before
+        // (a removed record was what later ones referred to): records from its end then
+        // move to new pages, with their index entries.
+        let mut moved: PageRecords = Vec::new();
+        let compressed = self.reader().compressed;
+        let mut framed: HashMap<u64, Vec<u8>> = HashMap::new();
         let cap = data_capacity(self.page_size);
-        let mut new_pages: Vec<PageRecords> = Vec::new();
-        let mut size = 2;
-        let mut current: PageRecords = Vec::new();
-        let mut new_entries: Vec<(u64, u32)> = Vec::new();
+        for (&l, recs) in dirty_data.iter_mut() {
+            if !compressed {
+                continue;
+            }
+            loop {
+                if let Some(f) = frame(&encode_data(recs), DEFAULT_LEVEL, cap) {
+                    framed.insert(l, f);
+                    break;
+                }
+                let (raw, key) = recs.pop().expect("an empty page always fits");
+                #[cfg(test)]
+                MOVED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let token = self.keys.token(key_of(&raw, &key));
+                self.unindex(root, &mut dirty_index, &index_refs, token, l as u32)?;
+                moved.push((raw, key));
+            }
+        }
+        moved.reverse();
+        // Pack the new records (and moved ones) into new data pages.
+        let mut packer = Packer::new(self.page_size, compressed.then_some(DEFAULT_LEVEL));
+        let mut new_pages: Vec<PackedPage> = Vec::new();
+        let mut new_tokens: Vec<u64> = Vec::new();
         let lines = root.format == super::root::InputFormat::Lines;
+        for (raw, key) in &moved {
+            new_tokens.push(self.keys.token(key_of(raw, key)));
+            packer.push(raw, key, &mut new_pages);
+        }
+        let mut fresh = 0u64;
         for (i, r) in add.iter().enumerate() {
             if lines {
                 root.next_number += 1;
@@ -176,32 +187,33 @@ impl RecordFile {
             if last_of.get(r.key_bytes()) != Some(&i) {
                 continue;
             }
-            let s = record_size(&r.raw, &r.key);
-            if s + 2 > cap {
+            if record_size(&r.raw, &r.key) > packer.max_record() {
                 return Err(RecordsError::RecordTooLarge {
                     line: r.line,
-                    max: cap - 8,
+                    max: packer.max_record() - 6,
                 });
             }
-            if size + s > cap || current.len() == usize::from(u16::MAX) {
-                new_pages.push(std::mem::take(&mut current));
-                size = 2;
-            }
-            let logical = data_refs.len() + new_pages.len();
-            let logical = u32::try_from(logical).map_err(|_| RecordsError::TooLarge)?;
-            new_entries.push((self.keys.token(r.key_bytes()), logical));
-            size += s;
-            current.push((r.raw.to_vec(), r.key.clone()));
+            new_tokens.push(self.keys.token(r.key_bytes()));
+            packer.push(&r.raw, &r.key, &mut new_pages);
+            fresh += 1;
             root.records += 1;
         }
-        let added = new_entries.len() as u64 - replaced;
-        if !current.is_empty() {
-            new_pages.push(current);
+        packer.finish(false, &mut new_pages);
+        let added = fresh - replaced;
+        // Each new page's logical number, for its records' index entries.
+        let mut new_entries: Vec<(u64, u32)> = Vec::with_capacity(new_tokens.len());
+        let mut tokens = new_tokens.into_iter();
+        for (k, page) in new_pages.iter().enumerate() {
+            let logical = u32::try_from(data_refs.len() + k).map_err(|_| RecordsError::TooLarge)?;
+            new_entries.extend(
+                tokens
+                    .by_ref()
+                    .take(usize::from(page.records))
+                    .map(|t| (t, logical)),
+            );
         }
-        for page in new_pages {
-            dirty_data.insert(data_refs.len() as u64, page);
-            data_refs.push(PageRef::default());
-        }
+        let first_new = data_refs.len() as u64;
+        data_refs.extend(new_pages.iter().map(|_| PageRef::default()));
         let data_pages = data_refs.len() as u64;
         // The index is rebuilt when it is missing and the file has outgrown that, when
         // it is full, or when its entries cannot number the new pages.
@@ -247,8 +259,15 @@ impl RecordFile {
         changed.sort_unstable();
         for &l in &changed {
             let recs = &dirty_data[&l];
-            data_refs[l as usize] =
-                w.write(Kind::Data, l, &encode_data(recs), recs.len() as u64)?;
+            let plain = match framed.remove(&l) {
+                Some(f) => f,
+                None => encode_data(recs),
+            };
+            data_refs[l as usize] = w.write(Kind::Data, l, &plain, recs.len() as u64)?;
+        }
+        for (k, page) in new_pages.into_iter().enumerate() {
+            let l = first_new + k as u64;
+            data_refs[l as usize] = w.write(Kind::Data, l, &page.plain, u64::from(page.records))?;
         }
         if rebuild {
             // A larger index, from the tokens of the records themselves; sized for
@@ -292,6 +311,43 @@ impl RecordFile {
         w.flush()?;
         root.allocated = w.next_physical;
         Ok((added, replaced, removed))
+    }
+
+    /// Takes the entry of the record with `token` in data page `data` out of the index
+    /// (if the file has one).
+    fn unindex(
+        &self,
+        root: &super::root::Root,
+        dirty_index: &mut HashMap<u64, IndexPage>,
+        index_refs: &[PageRef],
+        token: u64,
+        data: u32,
+    ) -> Result<(), RecordsError> {
+        if root.buckets == 0 {
+            return Ok(());
+        }
+        let tag = root.index_layout.tag(token);
+        let mut il = u64::from(bucket_of(token, root.buckets));
+        let mut hops = 0;
+        loop {
+            let page = self.dirty_index_page(dirty_index, index_refs, il)?;
+            if let Some(i) = page
+                .entries
+                .iter()
+                .position(|&(t, d)| t == tag && d == data)
+            {
+                page.entries.remove(i);
+                return Ok(());
+            }
+            if page.next == NO_NEXT {
+                return Err(RecordsError::Corrupt("a record is missing from the index"));
+            }
+            il = u64::from(page.next);
+            hops += 1;
+            if hops > index_refs.len() {
+                return Err(RecordsError::Corrupt("an index chain loops"));
+            }
+        }
     }
 
     /// An index page being changed by a commit, loaded on first use.

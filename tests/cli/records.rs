@@ -793,3 +793,82 @@ fn quiet_get_answers_with_the_status_alone() {
         assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{wanted}");
     }
 }
+
+#[test]
+fn compressed_files_give_back_the_exact_bytes_and_stay_updatable() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let mut csv = b"id,email,note\n".to_vec();
+    for i in 1..=3000 {
+        csv.extend_from_slice(
+            format!("{i},user{i}@example.com,\"called about the invoice, no answer\"\n").as_bytes(),
+        );
+    }
+    let plain = seal(dir.path(), &csv, "p.csv", &["--key-field", "id"], &key);
+    let zstd = seal(
+        dir.path(),
+        &csv,
+        "z.csv",
+        &["--key-field", "id", "--compress", "zstd:5"],
+        &key,
+    );
+    let (p, z) = (
+        std::fs::metadata(&plain).unwrap().len(),
+        std::fs::metadata(&zstd).unwrap().len(),
+    );
+    assert!(z * 3 < p, "zstd {z} bytes, uncompressed {p}");
+    let out = open(&zstd, &key);
+    assert_eq!(out.stdout, csv);
+    let info = veilkit()
+        .args(["records", "info"])
+        .arg(&zstd)
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(stdout_of(&info).contains("records compressed with zstd"));
+    let more = dir.path().join("more.csv");
+    std::fs::write(
+        &more,
+        "id,email,note\n3001,new@example.com,fresh\n7,x@example.com,y\n",
+    )
+    .unwrap();
+    veilkit()
+        .args(["records", "append"])
+        .arg(&zstd)
+        .arg(&more)
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    let out = veilkit()
+        .args(["records", "get"])
+        .arg(&zstd)
+        .args(["7", "3001", "2999"])
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout_of(&out),
+        "7,x@example.com,y\n3001,new@example.com,fresh\n2999,user2999@example.com,\"called about the invoice, no answer\"\n"
+    );
+    for bad in ["zstd:0", "zstd:20", "lz4", "zstd:x"] {
+        let out = veilkit()
+            .args(["records", "seal"])
+            .arg(dir.path().join("p.csv"))
+            .args(["--key-field", "id", "-o"])
+            .arg(dir.path().join("bad.vkr"))
+            .args(["--compress", bad])
+            .arg("--key-file")
+            .arg(&key)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            stderr_of(&out).contains("--compress"),
+            "{bad}: {}",
+            stderr_of(&out)
+        );
+    }
+}

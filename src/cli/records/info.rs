@@ -76,6 +76,8 @@ pub fn slot_json(slot: &crate::records::slots::Slot) -> serde_json::Value {
     }
 }
 
+use crate::records::format::Compression;
+
 /// Runs `veilkit records info`.
 pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     let shown = args.file.display().to_string();
@@ -141,9 +143,13 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         lines.push((
             "pages",
             format!(
-                "{} in use, {} unreferenced (left by updates)",
+                "{} in use, {} unreferenced (left by updates){}",
                 i.live_pages,
-                i.allocated.saturating_sub(i.live_pages)
+                i.allocated.saturating_sub(i.live_pages),
+                match i.compression {
+                    Compression::None => "",
+                    Compression::Zstd => "; records compressed with zstd",
+                }
             ),
         ));
         lines.push((
@@ -180,6 +186,11 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         json["pages_in_use"] = i.live_pages.into();
         json["pages_unreferenced"] = i.allocated.saturating_sub(i.live_pages).into();
         json["index_buckets"] = i.buckets.into();
+        json["compression"] = match i.compression {
+            Compression::None => "none",
+            Compression::Zstd => "zstd",
+        }
+        .into();
         lines.retain(|(k, _)| *k != "copies");
         lines.push((
             "copies",
