@@ -31,6 +31,9 @@ _veilkit() {
             veilkit,encode)
                 cmd="veilkit__subcmd__encode"
                 ;;
+            veilkit,ids)
+                cmd="veilkit__subcmd__ids"
+                ;;
             veilkit,keygen)
                 cmd="veilkit__subcmd__keygen"
                 ;;
@@ -85,6 +88,9 @@ _veilkit() {
             veilkit__subcmd__breach,verify)
                 cmd="veilkit__subcmd__breach__subcmd__verify"
                 ;;
+            veilkit__subcmd__ids,sql)
+                cmd="veilkit__subcmd__ids__subcmd__sql"
+                ;;
             veilkit__subcmd__records,append)
                 cmd="veilkit__subcmd__records__subcmd__append"
                 ;;
@@ -122,7 +128,7 @@ _veilkit() {
 
     case "${cmd}" in
         veilkit)
-            opts="-q -h -V --quiet --help --version keygen keys breach encode decode reencode nonce records bench completions man"
+            opts="-q -h -V --quiet --help --version keygen keys breach encode decode reencode ids nonce records bench completions man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -631,6 +637,78 @@ _veilkit() {
                     return 0
                     ;;
                 --nonce-field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__ids)
+            opts="-q -h -V --quiet --help --version sql"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__ids__subcmd__sql)
+            opts="-o -f -q -h -V --dialect --scheme --format --context --prefix --rounds --clear-bit --schema --rotate --output --force --key-file --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dialect)
+                    COMPREPLY=($(compgen -W "postgresql" -- "${cur}"))
+                    return 0
+                    ;;
+                --scheme)
+                    COMPREPLY=($(compgen -W "uuid aes128 cycle-walk" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "uuid hex base32 base62" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rounds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --clear-bit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schema)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -33,6 +33,7 @@ complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "breach" -d 'Build a
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "encode" -d 'Turn database ids into opaque ids (AES-128, UUIDv8 by default)'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "decode" -d 'Turn opaque ids back into database ids, rejecting forged ones'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "reencode" -d 'Rewrite opaque ids made with older keys under the current key'
+complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "ids" -d 'Ids inside a database: SQL functions identical to encode and decode'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "nonce" -d 'Make unique counter, sortable or encrypted nonces of 64, 96 or 128 bits'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "records" -d 'Encrypt record files at rest and still fetch one record by key in microseconds'
 complete -c veilkit -n "__fish_veilkit_needs_command" -f -a "bench" -d 'Measure ids, nonces, codecs, breach lookups and record files on this machine'
@@ -225,6 +226,30 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -l keep-going 
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand reencode" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and not __fish_seen_subcommand_from sql" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and not __fish_seen_subcommand_from sql" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and not __fish_seen_subcommand_from sql" -s V -l version -d 'Print version'
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and not __fish_seen_subcommand_from sql" -f -a "sql" -d 'Write a psql script defining encode/decode functions identical to the CLI\'s'
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -l dialect -d 'The database' -r -f -a "postgresql\t'PostgreSQL 12 or later with pgcrypto'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -l scheme -d 'The construction, as for encode' -r -f -a "uuid\t'Feistel network with AES-128 rounds, output a version-8 UUID (ids < 2^60)'
+aes128\t'One AES-128 block over the 64-bit id, output 128 opaque bits'
+cycle-walk\t'As aes128, re-encrypting until the --clear-bit bit is clear'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -l format -d 'Text form [default: uuid (a uuid value) for --scheme uuid, else hex]' -r -f -a "uuid\t'8-4-4-4-12 hex (uuid scheme only)'
+hex\t'32 hex digits'
+base32\t'26 characters of Crockford base32, lower case'
+base62\t'22 characters of 0-9A-Za-z'"
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -l context -d 'A context (lower-case letters, digits, _): functions encode_NAME, decode_NAME, try_decode_NAME. Repeatable; without any, the default (empty) context and functions encode, decode, try_decode' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -l prefix -d 'A prefix written before ids and required when decoding (the functions then take and return text)' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -l rounds -d 'Feistel rounds of the uuid scheme [default: 3]' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -l clear-bit -d 'The bit cycle walking keeps clear [default: 63]' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -l schema -d 'The schema of the functions and of the key table' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -s o -l output -d 'Write the script to FILE (mode 0600, atomically) instead of standard output' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -l rotate -d 'Only replace the keys (after adding a key to the ring): the functions stay'
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -s f -l force -d 'Replace FILE if it exists'
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c veilkit -n "__fish_veilkit_using_subcommand ids; and __fish_seen_subcommand_from sql" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l kind -d 'The kind of nonce' -r -f -a "counter\t'Unique and predictable'
 sortable\t'Creation millisecond first: values sort by creation time'
 encrypted\t'A counter through a block cipher of the width: unique and unpredictable'"

@@ -142,6 +142,7 @@ fn extra_for(path: &[&str]) -> ManExtra {
         ["encode"] => super::encode::MAN,
         ["decode"] => super::decode::MAN,
         ["reencode"] => super::reencode::MAN,
+        ["ids"] | ["ids", "sql"] => super::ids::MAN,
         ["nonce"] => super::nonce::MAN,
         ["records"] => super::records::MAN,
         ["records", "seal"] => super::records::seal::MAN,

@@ -13,6 +13,7 @@ pub mod completions;
 pub mod decode;
 pub mod encode;
 pub mod generate;
+pub mod ids;
 pub mod keygen;
 pub mod keys;
 pub mod keysource;
@@ -111,6 +112,8 @@ pub enum Command {
     Decode(decode::Args),
     #[command(about = reencode::ABOUT, long_about = reencode::LONG_ABOUT)]
     Reencode(reencode::Args),
+    #[command(about = ids::ABOUT, long_about = ids::LONG_ABOUT)]
+    Ids(ids::Args),
     #[command(about = nonce::ABOUT, long_about = nonce::LONG_ABOUT)]
     Nonce(nonce::Args),
     #[command(about = records::ABOUT, long_about = records::LONG_ABOUT)]
@@ -194,6 +197,7 @@ pub fn main() -> ExitCode {
         Command::Encode(args) => encode::run(&args, global),
         Command::Decode(args) => decode::run(&args, global),
         Command::Reencode(args) => reencode::run(&args, global),
+        Command::Ids(args) => ids::run(&args, global),
         Command::Nonce(args) => nonce::run(&args, global),
         Command::Records(args) => records::run(&args, global),
         Command::Bench(args) => bench::run(&args, global),

@@ -14,6 +14,7 @@
 
 pub mod csv;
 pub mod feistel;
+pub mod sql;
 pub mod stream;
 pub mod text;
 
@@ -94,7 +95,7 @@ impl Spec {
         Spec::default_rounds(form)
     }
 
-    fn purpose(&self) -> &'static str {
+    pub(crate) fn purpose(&self) -> &'static str {
         match (self.scheme, self.form) {
             (Scheme::Uuid, Form::Deterministic) => "ids/uuid-det",
             (Scheme::Uuid, Form::StoredNonce) => "ids/uuid-nonce",

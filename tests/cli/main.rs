@@ -14,6 +14,7 @@ mod json;
 mod keys;
 mod nonce;
 mod okon;
+mod pg;
 mod records;
 mod records_age;
 mod records_v1;
