@@ -73,6 +73,33 @@ pub enum HeaderProblem {
     NewerSlot(u8),
 }
 
+/// The most bytes a root takes: counts and settings, the longest key field, the prefix
+/// ref, and two page lists of [`super::root::INLINE_REFS`] refs each.
+pub const ROOT_MAX: usize = 4 * 8 + 2 + 2 + super::root::MAX_KEY_FIELD + 4 + 2 + 1 + 25
+    + 2 * (3 + super::root::INLINE_REFS * 24);
+/// A header copy's bytes besides its slots and root: the fixed fields, root nonce and
+/// tag, checksum.
+const COPY_FIXED: usize = 52 + 12 + 16 + 8;
+
+/// Whether `slots` leave room for any root in a header copy of `copy_size` bytes: checked
+/// before anything is written, so that a file never fails its first commit for want of
+/// header room.
+pub fn check_slot_room(slots: &[Slot], copy_size: usize) -> Result<(), RecordsError> {
+    let used: usize = slots
+        .iter()
+        .map(|s| {
+            let mut b = Vec::new();
+            s.encode(&mut b);
+            b.len()
+        })
+        .sum();
+    let room = copy_size.saturating_sub(COPY_FIXED + ROOT_MAX);
+    if used > room {
+        return Err(RecordsError::SlotsTooLarge { used, room });
+    }
+    Ok(())
+}
+
 impl HeaderProblem {
     /// The error of a header written by a newer veilkit, if it is one.
     fn newer(&self) -> Option<RecordsError> {

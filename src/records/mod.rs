@@ -118,6 +118,16 @@ pub enum RecordsError {
         "the key slots and root no longer fit the header: remove a slot, or rewrite the file (rekey --rotate-data-key)"
     )]
     HeaderFull,
+    /// Key slots that would leave a header copy too little room for the root.
+    #[error(
+        "the key slots take {used} bytes, and a header copy has room for {room} (a keyring slot takes 75, a passphrase slot 91, an age recipient slot 159: at most 13 recipients)"
+    )]
+    SlotsTooLarge {
+        /// Bytes the slots take.
+        used: usize,
+        /// Bytes a header copy keeps for slots.
+        room: usize,
+    },
     /// A key field name too long to record.
     #[error("the key field name is longer than 255 bytes")]
     KeyFieldName,

@@ -371,6 +371,7 @@ pub fn seal_with_slots<'a>(
     if slots.is_empty() || slots.len() > MAX_SLOTS {
         return Err(RecordsError::SlotCount(slots.len()));
     }
+    super::header::check_slot_room(&slots, COPY_SIZE)?;
     out.set_len(0).map_err(RecordsError::Write)?;
     let generation = 1;
     let file: &File = out;

@@ -1164,3 +1164,55 @@ fn every_header_bit_flip_after_updates_gives_the_current_content_or_an_error() {
         "{current_seen} current, {errors} errors"
     );
 }
+
+/// The header's room: thirteen age recipient slots fit beside the largest root; a
+/// fourteenth is refused before anything is written.
+#[test]
+fn slots_leave_room_for_the_largest_root() {
+    use super::age::Identity;
+    use super::codec::PageRef;
+    use super::crypto::FileKeys;
+    use super::header::{Header, check_slot_room};
+    use super::root::{Compression, PageList, Root};
+    let id = Identity::parse(
+        "AGE-SECRET-KEY-1Q8THDLU2EMXLSGHEVG3YC0FVS8NZ5WJKSEYN0AKUDQ5V3K5MMGZQW6RHAA",
+    )
+    .unwrap();
+    let file_id = [7u8; 16];
+    let dk = [9u8; 32];
+    let slot = Slot::for_recipient(&id.recipient(), &file_id, &dk).unwrap();
+    let r = PageRef {
+        physical: u64::MAX,
+        generation: u64::MAX,
+        count: u64::MAX,
+    };
+    let list = PageList {
+        depth: 9,
+        refs: vec![r; super::root::INLINE_REFS],
+    };
+    let root = Root {
+        records: u64::MAX,
+        next_number: u64::MAX,
+        generation: u64::MAX,
+        allocated: u64::MAX,
+        format: InputFormat::Csv,
+        header_row: true,
+        key_field: "k".repeat(255),
+        buckets: u32::MAX,
+        index_layout: super::pages::IndexLayout::for_pages(u64::from(u32::MAX)),
+        compression: Compression::Zstd,
+        prefix: Some(r),
+        data: list.clone(),
+        index: list,
+    };
+    let keys = FileKeys::new(&dk);
+    let thirteen = vec![slot.clone(); 13];
+    check_slot_room(&thirteen, HEADER_SIZE).unwrap();
+    let h = Header::new(4096, HEADER_SIZE, file_id, 1, thirteen);
+    assert!(h.encode(&keys, &root).is_ok());
+    let fourteen = vec![slot; 14];
+    assert!(matches!(
+        check_slot_room(&fourteen, HEADER_SIZE),
+        Err(RecordsError::SlotsTooLarge { .. })
+    ));
+}

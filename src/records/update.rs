@@ -38,6 +38,12 @@ impl RecordFile {
 
     /// Rewrites only the header with new key slots (and the same data key).
     pub fn set_slots(&mut self, slots: Vec<Slot>) -> Result<(), RecordsError> {
+        let copy_size = if self.header.version == 1 {
+            COPY_SIZE_V1
+        } else {
+            self.header.copy_size
+        };
+        super::header::check_slot_room(&slots, copy_size)?;
         self.commit_with_slots(Vec::new(), Vec::new(), Some(slots))
             .map(|_| ())
     }

@@ -872,3 +872,30 @@ fn compressed_files_give_back_the_exact_bytes_and_stay_updatable() {
         );
     }
 }
+
+#[test]
+fn a_small_file_seals_small_whatever_its_slots() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let input: String = (1..=300).map(|i| format!("line {i:>4} of log\n")).collect();
+    assert!((5000..5200).contains(&input.len()), "{}", input.len());
+    let pw = dir.path().join("pw");
+    std::fs::write(&pw, "correct horse battery staple\n").unwrap();
+    let file = seal(
+        dir.path(),
+        input.as_bytes(),
+        "small.log",
+        &[
+            "--recipient",
+            "age1zrf9d64dh8gjtawge84mu733jx4x3q4naynyk8gzgrjmkw4m5seql9x34f",
+            "--passphrase-file",
+            pw.to_str().unwrap(),
+            "--argon2-memory",
+            "1",
+        ],
+        &key,
+    );
+    let size = std::fs::metadata(&file).unwrap().len();
+    assert!(size <= 16 * 1024, "{size} bytes");
+    assert_eq!(open(&file, &key).stdout, input.as_bytes());
+}
