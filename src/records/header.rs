@@ -75,7 +75,14 @@ pub enum HeaderProblem {
 
 /// The most bytes a root takes: counts and settings, the longest key field, the prefix
 /// ref, and two page lists of [`super::root::INLINE_REFS`] refs each.
-pub const ROOT_MAX: usize = 4 * 8 + 2 + 2 + super::root::MAX_KEY_FIELD + 4 + 2 + 1 + 25
+pub const ROOT_MAX: usize = 4 * 8
+    + 2
+    + 2
+    + super::root::MAX_KEY_FIELD
+    + 4
+    + 2
+    + 1
+    + 25
     + 2 * (3 + super::root::INLINE_REFS * 24);
 /// A header copy's bytes besides its slots and root: the fixed fields, root nonce and
 /// tag, checksum.
