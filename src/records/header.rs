@@ -480,6 +480,17 @@ pub fn choose(
             valid.push((i, root));
         }
     }
+    if valid.is_empty() {
+        // An authentic root that does not parse may be a newer veilkit's.
+        for &i in &order {
+            let h = header(i);
+            if let Some(plain) = keys.open_root(&h.aad, &h.root_nonce, &h.root_sealed)
+                && let Some((what, n)) = Root::newer_part(&plain, h.version)
+            {
+                return Err(RecordsError::NewerPart(what, n));
+            }
+        }
+    }
     let (copy, root) = match valid.len() {
         0 => return Err(RecordsError::CorruptHeader),
         _ => valid[0].clone(),
