@@ -176,12 +176,76 @@ pub fn postgresql(ring: &Keyring, o: &SqlOptions) -> Result<Zeroizing<String>, S
                  JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pgcrypto' \\gset\n",
         );
         helpers(w, &s);
+        key_functions(w, &s);
         for context in &o.contexts {
             functions(w, &s, o, context, &scheme_label);
         }
     }
     w.push_str("COMMIT;\n");
     Ok(out)
+}
+
+/// The key functions, and the trigger that keeps every session's copy of the keys current.
+///
+/// `_key`, `_key_id` and `_keys` read `id_keys` but are declared immutable, so that a
+/// session plans the functions' key lookups once, with the keys as constants of the plan:
+/// a lookup per call would cost more than the three AES calls. Any change to `id_keys`
+/// (the script's, or by hand) replaces these functions with themselves, which drops every
+/// plan that holds their results, in every session. Only the owner may call them.
+fn key_functions(w: &mut String, s: &str) {
+    let sql = |w: &mut String, sig: &str, ret: &str, body: &str| {
+        let _ = writeln!(
+            w,
+            "CREATE OR REPLACE FUNCTION {s}.{sig} RETURNS {ret}\n    \
+                 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog\n    \
+                 AS $veilkit$ {body} $veilkit$;\n\
+             REVOKE ALL ON FUNCTION {s}.{sig} FROM PUBLIC;"
+        );
+    };
+    sql(
+        w,
+        "_key(c text, sch text, bits integer)",
+        "bytea",
+        &format!(
+            "SELECT subkey FROM {s}.id_keys WHERE context = c AND scheme = sch \
+             AND (bits < 0 OR key_id % 4 = bits) ORDER BY key_id DESC LIMIT 1"
+        ),
+    );
+    sql(
+        w,
+        "_key_id(c text, sch text)",
+        "integer",
+        &format!(
+            "SELECT key_id FROM {s}.id_keys WHERE context = c AND scheme = sch \
+             ORDER BY key_id DESC LIMIT 1"
+        ),
+    );
+    sql(
+        w,
+        "_keys(c text, sch text)",
+        "bytea[]",
+        &format!(
+            "SELECT array_agg(subkey ORDER BY key_id DESC) FROM {s}.id_keys \
+             WHERE context = c AND scheme = sch"
+        ),
+    );
+    let _ = writeln!(
+        w,
+        "CREATE OR REPLACE FUNCTION {s}._keys_changed() RETURNS trigger\n    \
+             LANGUAGE plpgsql SET search_path = pg_catalog\n    \
+             AS $veilkit$\n\
+         BEGIN\n    \
+             EXECUTE pg_get_functiondef('{s}._key(text, text, integer)'::regprocedure);\n    \
+             EXECUTE pg_get_functiondef('{s}._key_id(text, text)'::regprocedure);\n    \
+             EXECUTE pg_get_functiondef('{s}._keys(text, text)'::regprocedure);\n    \
+             RETURN NULL;\n\
+         END\n\
+         $veilkit$;\n\
+         REVOKE ALL ON FUNCTION {s}._keys_changed() FROM PUBLIC;\n\
+         DROP TRIGGER IF EXISTS keys_changed ON {s}.id_keys;\n\
+         CREATE TRIGGER keys_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {s}.id_keys\n    \
+             FOR EACH STATEMENT EXECUTE FUNCTION {s}._keys_changed();"
+    );
 }
 
 /// Byte order and text-form helpers: plain SQL, immutable, no key material.
@@ -320,7 +384,9 @@ fn functions(w: &mut String, s: &str, o: &SqlOptions, context: &str, scheme_labe
                  AS $veilkit$"
         );
     };
-    let keys_where = format!("context = '{context}' AND scheme = '{scheme_label}'");
+    // The keys come from the immutable key functions with constant arguments: planned
+    // once a session, they are constants of the plan (see `helpers`).
+    let key_args = format!("'{context}', '{scheme_label}'");
     let aes = |block: &str, key: &str| format!("encrypt({block}, {key}, 'aes-ecb/pad:none')");
     // One round: `y := y ^ (F_a(x) & M60)`, in two statements (a helper given the
     // cipher's output directly is not inlined, and then costs several times the round).
@@ -354,7 +420,7 @@ fn functions(w: &mut String, s: &str, o: &SqlOptions, context: &str, scheme_labe
         )
     };
     let no_key = format!(
-        "    IF NOT FOUND THEN\n        \
+        "    IF k IS NULL THEN\n        \
              RAISE EXCEPTION 'no veilkit id key for context \"{context}\" ({scheme_label}): run the script of veilkit ids sql' USING ERRCODE = '55000';\n    \
          END IF;\n"
     );
@@ -364,7 +430,7 @@ fn functions(w: &mut String, s: &str, o: &SqlOptions, context: &str, scheme_labe
         Scheme::Uuid => {
             let _ = writeln!(
                 w,
-                "DECLARE\n    kid integer;\n    k bytea;\n    t bytea;\n    l bigint := id;\n    r bigint := 0;\n    q bytea;\n    b bytea;\nBEGIN\n{}    SELECT key_id, subkey INTO kid, k FROM {s}.id_keys WHERE {keys_where} ORDER BY key_id DESC LIMIT 1;\n{no_key}    t := {s}._le(kid % 4);",
+                "DECLARE\n    kid integer;\n    k bytea;\n    t bytea;\n    l bigint := id;\n    r bigint := 0;\n    q bytea;\n    b bytea;\nBEGIN\n{}    k := {s}._key({key_args}, -1);\n{no_key}    t := {s}._le({s}._key_id({key_args}) % 4);",
                 range_check(&M60.to_string(), "range 0 to 2^60 - 1 of the uuid scheme")
             );
             for a in 0..o.rounds {
@@ -377,7 +443,7 @@ fn functions(w: &mut String, s: &str, o: &SqlOptions, context: &str, scheme_labe
             let _ = writeln!(
                 w,
                 "    b := int8send(((l >> 12) << 16) | 32768 | (l & 4095))\n        \
-                     || int8send(-9223372036854775808 | ((kid % 4)::bigint << 60) | r);"
+                     || int8send(-9223372036854775808 | (({s}._key_id({key_args}) % 4)::bigint << 60) | r);"
             );
         }
         Scheme::Aes128 | Scheme::CycleWalk => {
@@ -397,7 +463,7 @@ fn functions(w: &mut String, s: &str, o: &SqlOptions, context: &str, scheme_labe
             }
             let _ = writeln!(
                 w,
-                "    SELECT subkey INTO k FROM {s}.id_keys WHERE {keys_where} ORDER BY key_id DESC LIMIT 1;\n{no_key}    b := {};",
+                "    k := {s}._key({key_args}, -1);\n{no_key}    b := {};",
                 aes(&format!("{s}._le(id) || '\\x0000000000000000'::bytea"), "k")
             );
             if o.scheme == Scheme::CycleWalk {
@@ -441,10 +507,11 @@ fn functions(w: &mut String, s: &str, o: &SqlOptions, context: &str, scheme_labe
                  IF (hi >> 12) & 15 <> 8 OR (lo >> 62) & 3 <> 2 THEN RETURN NULL; END IF;\n    \
                  r := lo & {M60};\n    \
                  l := (((hi >> 16) & 281474976710655) << 12) | (hi & 4095);\n    \
-                 SELECT key_id, subkey INTO kid, k FROM {s}.id_keys WHERE {keys_where} AND key_id % 4 = (lo >> 60) & 3\n        \
-                     ORDER BY key_id DESC LIMIT 1;\n    \
-                 IF NOT FOUND THEN RETURN NULL; END IF;\n    \
-                 t := {s}._le(kid % 4);\n"
+                 kid := (lo >> 60) & 3;\n    \
+                 k := CASE kid WHEN 0 THEN {s}._key({key_args}, 0) WHEN 1 THEN {s}._key({key_args}, 1)\n        \
+                     WHEN 2 THEN {s}._key({key_args}, 2) ELSE {s}._key({key_args}, 3) END;\n    \
+                 IF k IS NULL THEN RETURN NULL; END IF;\n    \
+                 t := {s}._le(kid);\n"
             );
             for a in (0..o.rounds).rev() {
                 if a % 2 == 1 {
@@ -473,7 +540,7 @@ fn functions(w: &mut String, s: &str, o: &SqlOptions, context: &str, scheme_labe
             }
             let _ = writeln!(
                 body,
-                "    FOR k IN SELECT subkey FROM {s}.id_keys WHERE {keys_where} ORDER BY key_id DESC LOOP\n        \
+                "    FOREACH k IN ARRAY coalesce({s}._keys({key_args}), '{{}}') LOOP\n        \
                      q := {};",
                 aes("b", "k").replace("encrypt(", "decrypt(")
             );

@@ -488,6 +488,54 @@ fn sql_functions_use_indexes_keep_views_and_keep_keys_from_readers() {
         )),
         format!("{new7}\n7\n")
     );
+    // A session that has used the functions sees every later change of the keys: the
+    // rotation's, and one made by hand.
+    {
+        use std::io::{BufRead, Write};
+        let mut live = Command::new("psql")
+            .args(["-X", "-q", "-At", "-h", "127.0.0.1", "-U", "postgres", "-p"])
+            .arg(pg.port.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut to = live.stdin.take().unwrap();
+        let mut from = std::io::BufReader::new(live.stdout.take().unwrap());
+        let mut ask = |sql: &str| -> String {
+            writeln!(to, "{sql}").unwrap();
+            to.flush().unwrap();
+            let mut line = String::new();
+            from.read_line(&mut line).unwrap();
+            line.trim().to_string()
+        };
+        assert_eq!(ask("SELECT veilkit.encode(7);"), new7);
+        let st = std_veilkit()
+            .args(["keygen", "--add"])
+            .arg(&two)
+            .output()
+            .unwrap();
+        assert!(st.status.success());
+        let keys = cli(&["ids", "sql", "--rotate"], &two, b"");
+        pg.ok(std::str::from_utf8(&keys.stdout).unwrap());
+        let newer7 = cli(&["encode", "7"], &two, b"");
+        let newer7 = String::from_utf8(newer7.stdout).unwrap().trim().to_string();
+        assert_ne!(newer7, new7);
+        assert_eq!(ask("SELECT veilkit.encode(7);"), newer7);
+        assert_eq!(ask(&format!("SELECT veilkit.decode('{newer7}');")), "7");
+        pg.ok(
+            "DELETE FROM veilkit.id_keys WHERE key_id = (SELECT max(key_id) FROM veilkit.id_keys);",
+        );
+        assert_eq!(ask("SELECT veilkit.encode(7);"), new7);
+        assert_eq!(
+            ask(&format!("SELECT veilkit.try_decode('{newer7}') IS NULL;")),
+            "t"
+        );
+        drop(to);
+        live.wait().unwrap();
+        let keys = cli(&["ids", "sql", "--rotate"], &two, b"");
+        pg.ok(std::str::from_utf8(&keys.stdout).unwrap());
+    }
     // The whole script again, with the view in place.
     let script = cli(&["ids", "sql"], &two, b"");
     pg.ok(std::str::from_utf8(&script.stdout).unwrap());
