@@ -22,6 +22,43 @@ pub enum SchemeArg {
     CycleWalk,
 }
 
+impl SchemeArg {
+    /// The library's scheme.
+    pub fn scheme(self) -> Scheme {
+        match self {
+            SchemeArg::Uuid => Scheme::Uuid,
+            SchemeArg::Aes128 => Scheme::Aes128,
+            SchemeArg::CycleWalk => Scheme::CycleWalk,
+        }
+    }
+}
+
+/// The text form `--format` names for `scheme` (its default when not given), after
+/// checking that it and `--clear-bit` apply to the scheme. Shared by encode, decode,
+/// reencode and `ids sql`.
+pub fn format_of(
+    format: Option<FormatArg>,
+    scheme: Scheme,
+    clear_bit: Option<u32>,
+) -> anyhow::Result<Format> {
+    let format = match (format, scheme) {
+        (Some(FormatArg::Uuid), Scheme::Uuid) | (None, Scheme::Uuid) => Format::Uuid,
+        (Some(FormatArg::Uuid), _) => {
+            return Err(hinted(
+                "--format uuid: only the uuid scheme makes valid UUIDs",
+                "use --format hex, base32 or base62 with this scheme",
+            ));
+        }
+        (Some(FormatArg::Hex), _) | (None, _) => Format::Hex,
+        (Some(FormatArg::Base32), _) => Format::Base32,
+        (Some(FormatArg::Base62), _) => Format::Base62,
+    };
+    if clear_bit.is_some() && scheme != Scheme::CycleWalk {
+        anyhow::bail!("--clear-bit: applies to --scheme cycle-walk only");
+    }
+    Ok(format)
+}
+
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
@@ -143,31 +180,13 @@ pub fn prepare(
     random_nonce: bool,
     key_id: Option<u32>,
 ) -> anyhow::Result<Prepared> {
-    let scheme = match args.scheme {
-        SchemeArg::Uuid => Scheme::Uuid,
-        SchemeArg::Aes128 => Scheme::Aes128,
-        SchemeArg::CycleWalk => Scheme::CycleWalk,
-    };
+    let scheme = args.scheme.scheme();
     let form = if args.stored_nonce || random_nonce {
         Form::StoredNonce
     } else {
         Form::Deterministic
     };
-    let format = match (args.format, scheme) {
-        (Some(FormatArg::Uuid), Scheme::Uuid) | (None, Scheme::Uuid) => Format::Uuid,
-        (Some(FormatArg::Uuid), _) => {
-            return Err(hinted(
-                "--format uuid: only the uuid scheme makes valid UUIDs",
-                "use --format hex, base32 or base62 with this scheme",
-            ));
-        }
-        (Some(FormatArg::Hex), _) | (None, _) => Format::Hex,
-        (Some(FormatArg::Base32), _) => Format::Base32,
-        (Some(FormatArg::Base62), _) => Format::Base62,
-    };
-    if args.clear_bit.is_some() && scheme != Scheme::CycleWalk {
-        anyhow::bail!("--clear-bit: applies to --scheme cycle-walk only");
-    }
+    let format = format_of(args.format, scheme, args.clear_bit)?;
     let delimiter = match args.delimiter.as_deref() {
         None if args.csv => b',',
         None => b'\t',

@@ -7,7 +7,7 @@ use super::output::{NewFile, create_output, display_path, is_stdio};
 use super::report::hinted;
 use super::{Global, Status};
 use crate::ids::Scheme;
-use crate::ids::sql::{SqlFormat, SqlOptions, postgresql};
+use crate::ids::sql::{SqlOptions, postgresql};
 use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
@@ -140,26 +140,8 @@ pub struct SqlArgs {
 /// Runs `veilkit ids ...`.
 pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     let Command::Sql(a) = &args.command;
-    let scheme = match a.scheme {
-        SchemeArg::Uuid => Scheme::Uuid,
-        SchemeArg::Aes128 => Scheme::Aes128,
-        SchemeArg::CycleWalk => Scheme::CycleWalk,
-    };
-    let format = match (a.format, scheme) {
-        (None, Scheme::Uuid) | (Some(FormatArg::Uuid), Scheme::Uuid) => SqlFormat::Uuid,
-        (Some(FormatArg::Uuid), _) => {
-            return Err(hinted(
-                "--format uuid: only the uuid scheme makes valid UUIDs",
-                "use --format hex, base32 or base62 with this scheme",
-            ));
-        }
-        (None, _) | (Some(FormatArg::Hex), _) => SqlFormat::Hex,
-        (Some(FormatArg::Base32), _) => SqlFormat::Base32,
-        (Some(FormatArg::Base62), _) => SqlFormat::Base62,
-    };
-    if a.clear_bit.is_some() && scheme != Scheme::CycleWalk {
-        anyhow::bail!("--clear-bit: applies to --scheme cycle-walk only");
-    }
+    let scheme = a.scheme.scheme();
+    let format = super::codec::format_of(a.format, scheme, a.clear_bit)?;
     if a.rounds.is_some() && scheme != Scheme::Uuid {
         anyhow::bail!("--rounds: applies to --scheme uuid only");
     }

@@ -2,23 +2,11 @@
 //! ids exactly as `veilkit encode`/`decode` do (docs/IDS.md, "Inside PostgreSQL"), with
 //! pgcrypto's AES and the per-context subkeys in a table only the owner reads.
 
+use super::text::Format;
 use super::{Codec, Form, MAX_ROUNDS, Scheme, Spec, SpecError, UUID_MAX};
 use crate::keys::Keyring;
 use std::fmt::Write;
 use zeroize::Zeroizing;
-
-/// The text form of the ids the functions write and read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SqlFormat {
-    /// A `uuid` value (uuid scheme only).
-    Uuid,
-    /// 32 hex digits.
-    Hex,
-    /// 26 Crockford base32 digits.
-    Base32,
-    /// 22 base62 digits.
-    Base62,
-}
 
 /// What the script defines.
 #[derive(Debug, Clone)]
@@ -32,7 +20,7 @@ pub struct SqlOptions {
     /// Contexts: one function set each (`encode`, or `encode_NAME` for context NAME).
     pub contexts: Vec<String>,
     /// Text form.
-    pub format: SqlFormat,
+    pub format: Format,
     /// A prefix written before ids and required when decoding.
     pub prefix: String,
     /// The schema of the functions and the key table.
@@ -353,15 +341,6 @@ fn helpers(w: &mut String, s: &str) {
     );
 }
 
-fn form_name(f: SqlFormat) -> &'static str {
-    match f {
-        SqlFormat::Uuid => "uuid",
-        SqlFormat::Hex => "hex",
-        SqlFormat::Base32 => "base32",
-        SqlFormat::Base62 => "base62",
-    }
-}
-
 /// One context's `encode`, `try_decode` and `decode`.
 fn functions(w: &mut String, s: &str, o: &SqlOptions, context: &str, scheme_label: &str) {
     let suffix = if context.is_empty() {
@@ -369,7 +348,7 @@ fn functions(w: &mut String, s: &str, o: &SqlOptions, context: &str, scheme_labe
     } else {
         format!("_{context}")
     };
-    let as_uuid = o.format == SqlFormat::Uuid && o.prefix.is_empty();
+    let as_uuid = o.format == Format::Uuid && o.prefix.is_empty();
     let (out_type, in_type) = if as_uuid {
         ("uuid", "uuid")
     } else {
@@ -402,10 +381,10 @@ fn functions(w: &mut String, s: &str, o: &SqlOptions, context: &str, scheme_labe
     };
     // The 16 bytes `b` as the function returns them.
     let text_of = match o.format {
-        SqlFormat::Uuid => "encode(b, 'hex')::uuid::text",
-        SqlFormat::Hex => "encode(b, 'hex')",
-        SqlFormat::Base32 => &format!("{s}._b32(b)"),
-        SqlFormat::Base62 => &format!("{s}._b62(b)"),
+        Format::Uuid => "encode(b, 'hex')::uuid::text",
+        Format::Hex => "encode(b, 'hex')",
+        Format::Base32 => &format!("{s}._b32(b)"),
+        Format::Base62 => &format!("{s}._b62(b)"),
     };
     let ret = if as_uuid {
         "encode(b, 'hex')::uuid".to_string()
@@ -497,7 +476,7 @@ fn functions(w: &mut String, s: &str, o: &SqlOptions, context: &str, scheme_labe
     } else {
         format!(
             "{strip}    b := {s}._parse(p, '{}');\n    IF b IS NULL THEN RETURN NULL; END IF;\n",
-            form_name(o.format)
+            o.format.name()
         )
     };
     let body = match o.scheme {

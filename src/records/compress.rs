@@ -37,8 +37,6 @@ thread_local! {
 /// `raw` compressed at `level` into `out` (cleared first); `false` if it takes more
 /// than `room` bytes.
 fn compress_into(raw: &[u8], level: i32, room: usize, out: &mut Vec<u8>) -> bool {
-    out.clear();
-    out.reserve(room);
     COMPRESSOR.with(|c| {
         let mut c = c.borrow_mut();
         if c.as_ref().is_none_or(|(l, _)| *l != level) {
@@ -47,12 +45,12 @@ fn compress_into(raw: &[u8], level: i32, room: usize, out: &mut Vec<u8>) -> bool
         let Some((_, z)) = c.as_mut() else {
             return false;
         };
-        // Fails when the output does not fit `room` (the buffer's spare capacity is
-        // not used beyond it).
-        let mut buf = vec![0u8; room];
-        match z.compress_to_buffer(raw, &mut buf[..]) {
+        // Straight into `out`, bounded by `room`: fails when the output would not fit.
+        out.clear();
+        out.resize(room, 0);
+        match z.compress_to_buffer(raw, &mut out[..]) {
             Ok(n) => {
-                out.extend_from_slice(&buf[..n]);
+                out.truncate(n);
                 true
             }
             Err(_) => false,

@@ -92,14 +92,7 @@ const COPY_FIXED: usize = 52 + 12 + 16 + 8;
 /// before anything is written, so that a file never fails its first commit for want of
 /// header room.
 pub fn check_slot_room(slots: &[Slot], copy_size: usize) -> Result<(), RecordsError> {
-    let used: usize = slots
-        .iter()
-        .map(|s| {
-            let mut b = Vec::new();
-            s.encode(&mut b);
-            b.len()
-        })
-        .sum();
+    let used: usize = slots.iter().map(Slot::encoded_len).sum();
     let room = copy_size.saturating_sub(COPY_FIXED + ROOT_MAX);
     if used > room {
         return Err(RecordsError::SlotsTooLarge { used, room });

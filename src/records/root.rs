@@ -49,6 +49,16 @@ pub enum Compression {
     Zstd = 1,
 }
 
+impl Compression {
+    /// Its name, as `records info` shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Zstd => "zstd",
+        }
+    }
+}
+
 /// A list of pages (the data pages, or the index pages, by logical number), as a tree:
 /// at depth 0 `refs` are the pages themselves; at depth `d` they are directory pages of
 /// level `d`, whose entries are refs of level `d - 1` (level 0: the pages).

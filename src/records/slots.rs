@@ -201,6 +201,11 @@ impl Slot {
         out.extend_from_slice(self.wrapped());
     }
 
+    /// The bytes [`Slot::encode`] writes.
+    pub fn encoded_len(&self) -> usize {
+        3 + body_len(self.head()[0]).expect("a known kind")
+    }
+
     /// Reads a slot written by [`Slot::encode`]. `Err` carries the kind of a slot this
     /// veilkit does not know (written by a newer one); `Ok(None)`, a malformed slot.
     pub fn decode(c: &mut Cursor<'_>) -> Result<Option<Slot>, u8> {

@@ -147,8 +147,8 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
                 i.live_pages,
                 i.allocated.saturating_sub(i.live_pages),
                 match i.compression {
-                    Compression::None => "",
-                    Compression::Zstd => "; records compressed with zstd",
+                    Compression::None => String::new(),
+                    c => format!("; records compressed with {}", c.name()),
                 }
             ),
         ));
@@ -186,11 +186,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         json["pages_in_use"] = i.live_pages.into();
         json["pages_unreferenced"] = i.allocated.saturating_sub(i.live_pages).into();
         json["index_buckets"] = i.buckets.into();
-        json["compression"] = match i.compression {
-            Compression::None => "none",
-            Compression::Zstd => "zstd",
-        }
-        .into();
+        json["compression"] = i.compression.name().into();
         lines.retain(|(k, _)| *k != "copies");
         lines.push((
             "copies",
