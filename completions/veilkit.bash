@@ -252,7 +252,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__download)
-            opts="-o -f -q -h -V --output --kind --tier --source --parallel --retries --timeout --cacert --threads --force --quiet --help --version"
+            opts="-o -f -q -h -V --output --kind --tier --source --parallel --retries --timeout --cacert --accept-encoding --threads --force --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -291,6 +291,10 @@ _veilkit() {
                     return 0
                     ;;
                 --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --accept-encoding)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -462,7 +466,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__update)
-            opts="-o -f -q -h -V --output --json --source --parallel --retries --timeout --cacert --force --quiet --help --version"
+            opts="-o -f -q -h -V --output --json --source --parallel --retries --timeout --cacert --accept-encoding --force --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -493,6 +497,10 @@ _veilkit() {
                     return 0
                     ;;
                 --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --accept-encoding)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

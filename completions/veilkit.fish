@@ -90,6 +90,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l retries -d 'Attempts after the first for each range' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l timeout -d 'Seconds one request may take, body included' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l cacert -d 'Extra trusted certificates (PEM file), beside the system\'s' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l accept-encoding -d 'Content codings to ask for, most wanted first: zstd, gzip, br, identity. Brotli saves about a tenth of gzip\'s bytes and costs about three times its CPU' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l threads -d 'Threads building filter shards [default: the number of processors]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s f -l force -d 'Replace INDEX if it exists'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
@@ -101,6 +102,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -l retries -d 'Attempts after the first for each range' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -l timeout -d 'Seconds one request may take, body included' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -l cacert -d 'Extra trusted certificates (PEM file), beside the system\'s' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -l accept-encoding -d 'Content codings to ask for, most wanted first: zstd, gzip, br, identity. Brotli saves about a tenth of gzip\'s bytes and costs about three times its CPU' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -l json -d 'Print the summary as one JSON object on standard output'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -s f -l force -d 'Replace NEW if it exists'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from update" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'

@@ -26,6 +26,21 @@ pub enum Source<'a> {
     },
     /// The downloader's per-prefix directory (`XXXXX.txt` files).
     Directory(PathBuf),
+    /// Ranges already checked and packed (`breach download`'s), in prefix order.
+    Packed {
+        /// The ranges.
+        ranges: &'a mut dyn PackedRanges,
+        /// How messages name them.
+        name: String,
+    },
+}
+
+/// Ranges in the packed form of the download journal (docs/BREACH-FORMAT.md, "Download
+/// journal"): per hash, the whole hash in big-endian bytes (20 for SHA-1, 16 for NTLM)
+/// and its count in unsigned LEB128. Read as they come, without a text form in between.
+pub trait PackedRanges {
+    /// The next range's packed hashes, or `None` after the last range.
+    fn next_range(&mut self) -> io::Result<Option<&[u8]>>;
 }
 
 /// What is wrong with one line of a dump.
@@ -84,6 +99,9 @@ pub enum LineProblem {
         crate::streams::size_text(crate::streams::LINE_CAP)
     )]
     TooLong,
+    /// A packed hash cut short or a malformed count (a damaged download journal).
+    #[error("a packed hash cut short or with a malformed count")]
+    Packed,
 }
 
 /// Why a build failed.
@@ -179,6 +197,7 @@ pub fn build(
     let spool = tempfile::tempfile_in(spool_dir).map_err(BuildError::Write)?;
     let (inputs, total) = match &source {
         Source::Stream { name, size, .. } => (vec![(name.clone(), None, None)], *size),
+        Source::Packed { name, .. } => (vec![(name.clone(), None, None)], None),
         Source::Directory(dir) => {
             // Listing and sizing a million files takes seconds: the bar says so, and its
             // total (the files' bytes) is known from the start of the build itself.
@@ -206,15 +225,33 @@ pub fn build(
         progress.set_total(t);
     }
     let source_kind = match &source {
-        Source::Stream { .. } => SourceKind::Stream,
+        Source::Stream { .. } | Source::Packed { .. } => SourceKind::Stream,
         Source::Directory(_) => SourceKind::Directory(inputs.len()),
     };
-    let mut stream = match source {
-        Source::Stream { reader, .. } => Some(reader),
-        Source::Directory(_) => None,
+    let (mut stream, mut packed) = match source {
+        Source::Stream { reader, .. } => (Some(reader), None),
+        Source::Directory(_) => (None, None),
+        Source::Packed { ranges, name } => (None, Some((ranges, name))),
     };
     let mut lines = 0u64;
     let (writer, sums) = std::thread::scope(|scope| -> Result<_, BuildError> {
+        let (rec_tx, rec_rx) = mpsc::sync_channel::<(Vec<u8>, usize)>(3);
+        let (free_rec_tx, free_rec_rx) = mpsc::channel::<Vec<u8>>();
+        let out_ref = &mut *out;
+        let sink = scope.spawn(move || sink_records(out_ref, rec_rx, free_rec_tx));
+        let mut writer = Writer::new(spool, options.kind, rec_tx, free_rec_rx);
+
+        if let Some((ranges, name)) = packed.take() {
+            // Packed ranges are read on this thread: no text to split or parse.
+            let records_done = feed_packed(ranges, &name, &mut writer, &mut lines)
+                .and_then(|()| writer.end_records());
+            writer.close_sink();
+            let sums = sink.join().expect("the sink thread does not panic");
+            let sums = sums.map_err(BuildError::Write)?;
+            records_done?;
+            return Ok((writer, sums));
+        }
+
         let (chunk_tx, chunk_rx) = mpsc::sync_channel::<ReadMsg>(3);
         let (free_in_tx, free_in_rx) = mpsc::channel::<Vec<u8>>();
         let names: Vec<(String, Option<PathBuf>)> = inputs
@@ -224,12 +261,6 @@ pub fn build(
         let stream = stream.take();
         let reader = scope.spawn(move || read_inputs(names, stream, chunk_tx, free_in_rx));
 
-        let (rec_tx, rec_rx) = mpsc::sync_channel::<(Vec<u8>, usize)>(3);
-        let (free_rec_tx, free_rec_rx) = mpsc::channel::<Vec<u8>>();
-        let out_ref = &mut *out;
-        let sink = scope.spawn(move || sink_records(out_ref, rec_rx, free_rec_tx));
-
-        let mut writer = Writer::new(spool, options.kind, rec_tx, free_rec_rx);
         let mut parsers: Vec<Parser> = inputs
             .iter()
             .map(|(name, prefix, _)| Parser::new(name.clone(), *prefix))
@@ -282,6 +313,64 @@ pub fn build(
         padding_skipped: padding,
         lines,
     })
+}
+
+/// Feeds the records of packed ranges to `w`, in order.
+fn feed_packed(
+    ranges: &mut dyn PackedRanges,
+    name: &str,
+    w: &mut Writer,
+    lines: &mut u64,
+) -> Result<(), BuildError> {
+    let kind = w.kind.expect("a packed source has a kind");
+    let n = kind.len();
+    let fail = |line: u64, problem: LineProblem| BuildError::Line {
+        source_name: name.to_string(),
+        line,
+        problem,
+    };
+    while let Some(packed) = ranges
+        .next_range()
+        .map_err(|e| BuildError::Read(name.to_string(), e))?
+    {
+        let mut at = 0;
+        while at < packed.len() {
+            *lines += 1;
+            let entry = packed.get(at..at + n).zip(
+                packed
+                    .get(at + n..)
+                    .and_then(super::download::body::read_leb128),
+            );
+            let Some((bytes, (count, len))) = entry else {
+                return Err(fail(*lines, LineProblem::Packed));
+            };
+            let hash = Wide::from_be_prefix(bytes);
+            at += n + len;
+            if count == 0 {
+                w.padding += 1;
+                continue;
+            }
+            if let Some((prev, prev_line)) = w.last
+                && hash <= prev
+            {
+                return Err(fail(
+                    *lines,
+                    if hash == prev {
+                        LineProblem::Duplicate {
+                            previous: prev_line,
+                        }
+                    } else {
+                        LineProblem::Unsorted {
+                            previous: prev_line,
+                        }
+                    },
+                ));
+            }
+            w.last = Some((hash, *lines));
+            w.push(hash, count)?;
+        }
+    }
+    Ok(())
 }
 
 /// A piece of input from the reader thread.

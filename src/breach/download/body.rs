@@ -44,6 +44,12 @@ pub struct Packed {
 }
 
 /// Checks `text`, the body of range `prefix`, and packs it.
+///
+/// One pass over the bytes: a line is taken as `SUFFIX:COUNT` by position (the colon
+/// where the kind puts it, the count's digits up to the line end), and any line that is
+/// not exactly that is handed to [`pack_line`], the reference reading, which names what
+/// is wrong (or reads the rare well-formed line the quick reading passes over, such as a
+/// count of 20 digits). So both readings accept and refuse the same bodies (proptest).
 pub fn pack(kind: HashKind, prefix: u32, text: &[u8]) -> Result<Packed, BodyError> {
     if text.len() > MAX_BODY {
         return Err(BodyError::TooLarge);
@@ -51,44 +57,111 @@ pub fn pack(kind: HashKind, prefix: u32, text: &[u8]) -> Result<Packed, BodyErro
     let suffix_len = kind.hex_len() - 5;
     let mut hex = [0u8; 40];
     hex[..5].copy_from_slice(&prefix_hex(prefix));
-    let mut out = Packed::default();
-    let mut last: Option<Wide> = None;
     let mut body = text;
     // One final line end is allowed (the API sends none).
     if let Some(b) = body.strip_suffix(b"\n") {
         body = b.strip_suffix(b"\r").unwrap_or(b);
     }
+    // About a line per suffix, colon, two count digits and CRLF.
+    let mut out = Packed {
+        bytes: Vec::with_capacity(body.len() / (suffix_len + 5) * (kind.len() + 1) + 32),
+        hashes: 0,
+    };
     if body.is_empty() {
         return Ok(out);
     }
-    for (i, line) in body.split(|&b| b == b'\n').enumerate() {
-        let bad = |what| BodyError::Line { line: i + 1, what };
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let Some(colon) = line.iter().position(|&b| b == b':') else {
-            return Err(bad("not SUFFIX:COUNT"));
+    let mut last: Option<Wide> = None;
+    let (mut at, mut line) = (0usize, 1usize);
+    loop {
+        let rest = &body[at..];
+        // The quick reading: the line's hash, count and length (with its line end), or
+        // `None` for the reference reading to decide.
+        let quick = (|| {
+            if rest.get(suffix_len) != Some(&b':') {
+                return None;
+            }
+            hex[5..5 + suffix_len].copy_from_slice(&rest[..suffix_len]);
+            let hash = kind.parse_hex(&hex[..kind.hex_len()])?;
+            let digits = &rest[suffix_len + 1..];
+            let mut count = 0u64;
+            let mut n = 0;
+            // 19 digits always fit 64 bits; longer counts go the reference way.
+            while n < digits.len().min(19) {
+                let d = digits[n].wrapping_sub(b'0');
+                if d > 9 {
+                    break;
+                }
+                count = count * 10 + u64::from(d);
+                n += 1;
+            }
+            if n == 0 {
+                return None;
+            }
+            let end = suffix_len + 1 + n;
+            let len = match &rest[end..] {
+                [] | [b'\r'] => rest.len(),
+                [b'\n', ..] => end + 1,
+                [b'\r', b'\n', ..] => end + 2,
+                _ => return None,
+            };
+            Some((hash, count, len))
+        })();
+        let (hash, count, len) = match quick {
+            Some(q) => q,
+            None => {
+                let len = memchr::memchr(b'\n', rest).map_or(rest.len(), |p| p + 1);
+                let text = rest[..len].strip_suffix(b"\n").unwrap_or(&rest[..len]);
+                let (hash, count) = pack_line(kind, &mut hex, text)
+                    .map_err(|what| BodyError::Line { line, what })?;
+                (hash, count, len)
+            }
         };
-        let (suffix, count) = (&line[..colon], &line[colon + 1..]);
-        if suffix.len() != suffix_len {
-            return Err(bad("a suffix of the wrong length for the hash kind"));
-        }
-        hex[5..5 + suffix_len].copy_from_slice(suffix);
-        let hash = kind
-            .parse_hex(&hex[..kind.hex_len()])
-            .ok_or(bad("a suffix that is not hex"))?;
-        let count = parse_count(count).ok_or(bad("a count that is not a decimal number"))?;
         if last.is_some_and(|l| l >= hash) {
-            return Err(bad("suffixes out of order or repeated"));
+            return Err(BodyError::Line {
+                line,
+                what: "suffixes out of order or repeated",
+            });
         }
         last = Some(hash);
-        if count == 0 {
-            continue;
+        if count != 0 {
+            out.bytes
+                .extend_from_slice(&hash.to_be_bytes()[..kind.len()]);
+            push_leb128(&mut out.bytes, count);
+            out.hashes += 1;
         }
-        out.bytes
-            .extend_from_slice(&hash.to_be_bytes()[..kind.len()]);
-        push_leb128(&mut out.bytes, count);
-        out.hashes += 1;
+        at += len;
+        if at >= body.len() {
+            // A line end as the last byte starts one more line, which is empty.
+            if body[body.len() - 1] == b'\n' {
+                return Err(BodyError::Line {
+                    line: line + 1,
+                    what: "not SUFFIX:COUNT",
+                });
+            }
+            return Ok(out);
+        }
+        line += 1;
     }
-    Ok(out)
+}
+
+/// The reference reading of one line (without its `\n`): its hash and count, or what is
+/// wrong with it. `hex` holds the prefix's five digits.
+fn pack_line(kind: HashKind, hex: &mut [u8; 40], line: &[u8]) -> Result<(Wide, u64), &'static str> {
+    let suffix_len = kind.hex_len() - 5;
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let Some(colon) = line.iter().position(|&b| b == b':') else {
+        return Err("not SUFFIX:COUNT");
+    };
+    let (suffix, count) = (&line[..colon], &line[colon + 1..]);
+    if suffix.len() != suffix_len {
+        return Err("a suffix of the wrong length for the hash kind");
+    }
+    hex[5..5 + suffix_len].copy_from_slice(suffix);
+    let hash = kind
+        .parse_hex(&hex[..kind.hex_len()])
+        .ok_or("a suffix that is not hex")?;
+    let count = parse_count(count).ok_or("a count that is not a decimal number")?;
+    Ok((hash, count))
 }
 
 /// A decimal count of 1 to 20 digits that fits 64 bits.
@@ -138,24 +211,17 @@ pub fn read_leb128(b: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
-/// Writes the packed entries of `packed` as dump lines (`HASH:COUNT\n`, upper case) onto
-/// `out`. `None` when the packed bytes are malformed (a damaged journal entry that its
-/// checksum missed).
-pub fn unpack_lines(kind: HashKind, packed: &[u8], out: &mut Vec<u8>) -> Option<u64> {
-    let (n, mut at, mut hashes) = (kind.len(), 0, 0);
-    let mut hex = [0u8; 40];
+/// Whether `packed` is whole packed entries, nothing cut short (a journal entry that
+/// passed its checksum is, unless veilkit wrote it wrong).
+pub fn well_formed(kind: HashKind, packed: &[u8]) -> bool {
+    let (n, mut at) = (kind.len(), 0);
     while at < packed.len() {
-        let hash = Wide::from_be_prefix(packed.get(at..at + n)?);
-        let (count, len) = read_leb128(&packed[at + n..])?;
-        kind.write_hex(&hash, &mut hex);
-        out.extend_from_slice(&hex[..kind.hex_len()]);
-        out.push(b':');
-        out.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
-        out.push(b'\n');
-        at += n + len;
-        hashes += 1;
+        match packed.get(at + n..).and_then(read_leb128) {
+            Some((_, len)) => at += n + len,
+            None => return false,
+        }
     }
-    Some(hashes)
+    true
 }
 
 /// The packed entries of `packed` as (hash bytes, count).
@@ -218,21 +284,156 @@ pub fn compare(kind: HashKind, old: &[u8], new: &[u8]) -> Change {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     const S1: &str = "0018A45C4D1DEF81644B54AB7F969B88D65";
     const S2: &str = "00D4F6E8FA6EECAD2A3AA415EEC418D38EC";
+
+    /// The straightforward reading `pack` must agree with: split on `\n`, each line
+    /// through [`pack_line`].
+    fn pack_reference(kind: HashKind, prefix: u32, text: &[u8]) -> Result<Packed, BodyError> {
+        let mut hex = [0u8; 40];
+        hex[..5].copy_from_slice(&prefix_hex(prefix));
+        let mut out = Packed::default();
+        let mut last: Option<Wide> = None;
+        let mut body = text;
+        if let Some(b) = body.strip_suffix(b"\n") {
+            body = b.strip_suffix(b"\r").unwrap_or(b);
+        }
+        if body.is_empty() {
+            return Ok(out);
+        }
+        for (i, line) in body.split(|&b| b == b'\n').enumerate() {
+            let bad = |what| BodyError::Line { line: i + 1, what };
+            let (hash, count) = pack_line(kind, &mut hex, line).map_err(bad)?;
+            if last.is_some_and(|l| l >= hash) {
+                return Err(bad("suffixes out of order or repeated"));
+            }
+            last = Some(hash);
+            if count != 0 {
+                out.bytes
+                    .extend_from_slice(&hash.to_be_bytes()[..kind.len()]);
+                push_leb128(&mut out.bytes, count);
+                out.hashes += 1;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Bodies near the real ones: sorted suffixes of either case, counts of 1 to 20
+    /// digits (zeros among them), CRLF or LF, with a final line end or not; then some
+    /// bytes changed, removed or repeated.
+    fn bodies() -> impl Strategy<Value = (bool, Vec<u8>)> {
+        let line = (
+            any::<[u8; 18]>(),
+            prop_oneof![Just(0u64), 1u64..200, any::<u64>()],
+            any::<bool>(),
+        );
+        (
+            any::<bool>(),
+            proptest::collection::vec(line, 0..12),
+            any::<bool>(),
+            any::<bool>(),
+            proptest::collection::vec((any::<usize>(), any::<u8>(), 0u8..4), 0..3),
+        )
+            .prop_map(|(ntlm, mut lines, crlf, final_end, edits)| {
+                lines.sort_by_key(|a| a.0);
+                let kind = if ntlm { HashKind::Ntlm } else { HashKind::Sha1 };
+                let mut text = Vec::new();
+                for (i, (h, count, lower)) in lines.iter().enumerate() {
+                    if i > 0 {
+                        text.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+                    }
+                    let mut hex = [0u8; 36];
+                    crate::hex::encode_upper(&h[..], &mut hex);
+                    let suffix = &mut hex[..kind.hex_len() - 5];
+                    if *lower {
+                        suffix.make_ascii_lowercase();
+                    }
+                    text.extend_from_slice(suffix);
+                    text.push(b':');
+                    text.extend_from_slice(count.to_string().as_bytes());
+                }
+                if final_end {
+                    text.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+                }
+                for (at, byte, how) in edits {
+                    if text.is_empty() {
+                        break;
+                    }
+                    let at = at % text.len();
+                    let b = [b'\r', b'\n', b':', b'0', b'9', b'g', b' ', byte][byte as usize % 8];
+                    match how {
+                        0 => text[at] = b,
+                        1 => {
+                            text.remove(at);
+                        }
+                        2 => text.insert(at, b),
+                        _ => {
+                            let c = text[at];
+                            text.insert(at, c);
+                        }
+                    }
+                }
+                (ntlm, text)
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn pack_reads_bodies_as_the_reference_does((ntlm, text) in bodies(), prefix in 0u32..1 << 20) {
+            let kind = if ntlm { HashKind::Ntlm } else { HashKind::Sha1 };
+            prop_assert_eq!(pack(kind, prefix, &text), pack_reference(kind, prefix, &text));
+        }
+    }
+
+    #[test]
+    fn pack_agrees_with_the_reference_on_edge_cases() {
+        let cases: &[&[u8]] = &[
+            b"",
+            b"\n",
+            b"\r\n",
+            b"\n\n",
+            b"\r",
+            b"\r\r\n",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:1\r",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:1\r\r",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:1\n\n",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:1\r\n\r\n",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:1\rX",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:01234567890123456789",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:18446744073709551615",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:18446744073709551616",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:123456789012345678901",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65::1",
+            b"0018A45C4D1DEF81644B54AB7F969B88D6:51",
+            b"0018A45C4D1DEF81644B54AB7F969B88D655:1",
+            b":0018A45C4D1DEF81644B54AB7F969B88D65:1",
+        ];
+        for text in cases {
+            for kind in [HashKind::Sha1, HashKind::Ntlm] {
+                assert_eq!(
+                    pack(kind, 7, text),
+                    pack_reference(kind, 7, text),
+                    "{}",
+                    String::from_utf8_lossy(text)
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_real_body_packs_and_unpacks_to_dump_lines() {
         let body = format!("{S1}:1\r\n{S2}:2\r\n011053FD0102E94D6AE2F8B83D76FAF94F6:0");
         let p = pack(HashKind::Sha1, 0x21BD1, body.as_bytes()).unwrap();
         assert_eq!(p.hashes, 2);
-        let mut out = Vec::new();
-        assert_eq!(unpack_lines(HashKind::Sha1, &p.bytes, &mut out), Some(2));
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            format!("21BD1{S1}:1\n21BD1{S2}:2\n")
-        );
+        let lines: Vec<String> = entries(HashKind::Sha1, &p.bytes)
+            .map(|(h, c)| format!("{}:{c}", const_hex::encode_upper(h)))
+            .collect();
+        assert_eq!(lines, [format!("21BD1{S1}:1"), format!("21BD1{S2}:2")]);
+        assert!(well_formed(HashKind::Sha1, &p.bytes));
+        assert!(!well_formed(HashKind::Sha1, &p.bytes[..p.bytes.len() - 1]));
+        assert!(!well_formed(HashKind::Ntlm, &p.bytes));
         // Lower case, LF and a final line end are the same body.
         let lower = format!("{}:1\n{}:2\n", S1.to_lowercase(), S2.to_lowercase());
         assert_eq!(pack(HashKind::Sha1, 0x21BD1, lower.as_bytes()).unwrap(), p);

@@ -10,6 +10,7 @@
 //! slow one range is.
 
 pub mod body;
+pub mod decode;
 pub mod fetch;
 pub mod journal;
 pub mod validators;
@@ -24,7 +25,7 @@ use fetch::{Fetcher, Outcome};
 use journal::{Appender, Entry, JournalError, Replay};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -59,6 +60,8 @@ pub struct Stats {
     pub fetched: u32,
     /// Bytes of range bodies fetched (after decompression).
     pub bytes: u64,
+    /// Bytes of range bodies fetched, as received (compressed).
+    pub wire: u64,
     /// Update: ranges answered 304 (taken from the previous index).
     pub unchanged: u32,
     /// Update: ranges fetched whose content differs from the previous index's.
@@ -134,8 +137,7 @@ pub fn download(
         pending: BTreeMap::new(),
         deferred: None,
         next: 0,
-        buf: Vec::with_capacity(1 << 20),
-        pos: 0,
+        current: Vec::new(),
         failure: &failure,
         validators: validators::Writer::new(validators, kind),
         progress,
@@ -143,10 +145,9 @@ pub fn download(
         last_sync: Instant::now(),
     };
     let built = build::build(
-        BuildSource::Stream {
-            reader: &mut ranges,
+        BuildSource::Packed {
+            ranges: &mut ranges,
             name: "download".into(),
-            size: None,
         },
         out,
         BuildOptions {
@@ -196,12 +197,14 @@ struct Ranges<'a> {
     parallel: usize,
     end: u32,
     previous: Option<Previous<'a>>,
-    pending: BTreeMap<u32, (Entry, u64, tokio::sync::OwnedSemaphorePermit)>,
+    /// Ranges arrived ahead of the one the build waits for: the entry, its body's
+    /// bytes decoded and as received, and its window slot.
+    pending: BTreeMap<u32, (Entry, u64, u64, tokio::sync::OwnedSemaphorePermit)>,
     /// The first range that failed for good, reported when the build reaches it.
     deferred: Option<(u32, fetch::FetchError)>,
     next: u32,
-    buf: Vec<u8>,
-    pos: usize,
+    /// The range being fed to the build.
+    current: Vec<u8>,
     failure: &'a Mutex<Option<DownloadError>>,
     validators: validators::Writer<'a>,
     progress: &'a (dyn Progress + Sync),
@@ -210,7 +213,7 @@ struct Ranges<'a> {
 }
 
 impl Ranges<'_> {
-    /// Puts the next range's lines in `buf`: `Ok(false)` when every range is fed.
+    /// Makes the next range `current`: `Ok(false)` when every range is fed.
     fn fill(&mut self) -> Result<bool, DownloadError> {
         loop {
             match &mut self.phase {
@@ -218,8 +221,14 @@ impl Ranges<'_> {
                 Phase::Replay(replay) => {
                     let r = replay.as_mut().expect("present until the phase changes");
                     if let Some(entry) = r.next_entry()? {
+                        if !body::well_formed(self.kind, &entry.packed) {
+                            return Err(DownloadError::Stopped(format!(
+                                "journal entry of range {} is malformed; remove the journal and download again",
+                                String::from_utf8_lossy(&body::prefix_hex(entry.prefix))
+                            )));
+                        }
                         self.stats.replayed += 1;
-                        self.emit(&entry)?;
+                        self.emit(entry)?;
                         return Ok(true);
                     }
                     let appender = replay.take().expect("present").into_appender()?;
@@ -261,6 +270,7 @@ impl Ranges<'_> {
                                 packed,
                                 validators,
                                 bytes,
+                                wire,
                             } => {
                                 if let Some(prev) = self.previous {
                                     let old = old_range(self.kind, prev, prefix)?;
@@ -278,7 +288,7 @@ impl Ranges<'_> {
                                     etag: validators.etag,
                                     last_modified: validators.last_modified,
                                 };
-                                self.pending.insert(prefix, (entry, bytes, permit));
+                                self.pending.insert(prefix, (entry, bytes, wire, permit));
                             }
                             Outcome::NotModified => {
                                 let Some(prev) = self.previous else {
@@ -296,11 +306,12 @@ impl Ranges<'_> {
                                     last_modified: v.last_modified,
                                 };
                                 self.stats.unchanged += 1;
-                                self.pending.insert(prefix, (entry, 0, permit));
+                                self.pending.insert(prefix, (entry, 0, 0, permit));
                             }
                         }
                     }
-                    let (entry, bytes, permit) = self.pending.remove(&self.next).expect("present");
+                    let (entry, bytes, wire, permit) =
+                        self.pending.remove(&self.next).expect("present");
                     journal.append(&entry)?;
                     if self.last_sync.elapsed() > Duration::from_secs(1) {
                         journal.sync()?;
@@ -309,28 +320,22 @@ impl Ranges<'_> {
                     drop(permit);
                     self.stats.fetched += 1;
                     self.stats.bytes += bytes;
-                    self.progress.transferred(bytes);
-                    self.emit(&entry)?;
+                    self.stats.wire += wire;
+                    self.progress.transferred(wire);
+                    self.emit(entry)?;
                     return Ok(true);
                 }
             }
         }
     }
 
-    /// The lines of `entry` into `buf`, its validators to the sidecar.
-    fn emit(&mut self, entry: &Entry) -> Result<(), DownloadError> {
+    /// `entry`'s hashes made `current`, its validators written to the sidecar.
+    fn emit(&mut self, entry: Entry) -> Result<(), DownloadError> {
         debug_assert_eq!(entry.prefix, self.next);
-        self.buf.clear();
-        self.pos = 0;
-        if body::unpack_lines(self.kind, &entry.packed, &mut self.buf).is_none() {
-            return Err(DownloadError::Stopped(format!(
-                "journal entry of range {} is malformed; remove the journal and download again",
-                String::from_utf8_lossy(&body::prefix_hex(entry.prefix))
-            )));
-        }
         self.validators
-            .push(entry)
+            .push(&entry)
             .map_err(DownloadError::Validators)?;
+        self.current = entry.packed;
         self.next += 1;
         self.progress.advance(1);
         Ok(())
@@ -391,19 +396,13 @@ impl Drop for Ranges<'_> {
     }
 }
 
-impl Read for Ranges<'_> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        while self.pos == self.buf.len() {
-            match self.fill() {
-                Ok(true) => {}
-                Ok(false) => return Ok(0),
-                Err(e) => return Err(self.fail(e)),
-            }
+impl build::PackedRanges for Ranges<'_> {
+    fn next_range(&mut self) -> io::Result<Option<&[u8]>> {
+        match self.fill() {
+            Ok(true) => Ok(Some(&self.current)),
+            Ok(false) => Ok(None),
+            Err(e) => Err(self.fail(e)),
         }
-        let n = out.len().min(self.buf.len() - self.pos);
-        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
     }
 }
 

@@ -31,6 +31,12 @@ enum Fault {
     NotFound,
     /// A whole answer, late.
     Slow,
+    /// The compressed body cut short, sent as if whole.
+    CodingTruncated,
+    /// One byte of the compressed body changed.
+    CodingDamaged,
+    /// A content coding veilkit does not read.
+    UnknownCoding,
 }
 
 type Plan_ = Arc<dyn Fn(u32, u32) -> Fault + Send + Sync>;
@@ -92,6 +98,7 @@ fn serve_conn(
             return Ok(());
         }
         let mut if_none_match = None;
+        let mut accept = String::new();
         loop {
             let mut h = String::new();
             if reader.read_line(&mut h)? == 0 || h == "\r\n" {
@@ -99,6 +106,9 @@ fn serve_conn(
             }
             if let Some(v) = h.strip_prefix("if-none-match: ") {
                 if_none_match = Some(v.trim().to_string());
+            }
+            if let Some(v) = h.strip_prefix("accept-encoding: ") {
+                accept = v.trim().to_string();
             }
         }
         let path = line.split(' ').nth(1).unwrap_or("");
@@ -109,12 +119,42 @@ fn serve_conn(
             *n += 1;
             *n - 1
         };
-        let body = bodies.get(prefix as usize).cloned().unwrap_or_default();
-        let etag = format!("\"{:x}\"", xxhash_rust::xxh3::xxh3_64(&body));
+        let text = bodies.get(prefix as usize).cloned().unwrap_or_default();
+        let etag = format!("\"{:x}\"", xxhash_rust::xxh3::xxh3_64(&text));
+        // Ranges take turns at the codings the client asks for: gzip, Zstandard, none.
+        let mut coding = match prefix % 3 {
+            0 if accept.contains("gzip") => "gzip",
+            1 if accept.contains("zstd") => "zstd",
+            _ => "identity",
+        };
+        let fault = faults(prefix, n);
+        // A damaged body is found by gzip's CRC-32; Zstandard frames without a checksum
+        // (the default) and plain bodies decode to other text, as over any unchecked
+        // transport (TLS is what protects the real API's bodies).
+        if fault == Fault::CodingDamaged
+            || (fault == Fault::CodingTruncated && coding == "identity")
+        {
+            coding = "gzip";
+        }
+        let body = match coding {
+            "gzip" => {
+                let mut e =
+                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+                e.write_all(&text)?;
+                e.finish()?
+            }
+            "zstd" => zstd::bulk::compress(&text, 3)?,
+            _ => text.clone(),
+        };
+        let coding = if fault == Fault::UnknownCoding {
+            "deflate"
+        } else {
+            coding
+        };
         let ok = |conn: &mut TcpStream, body: &[u8], len: usize| {
             write!(
                 conn,
-                "HTTP/1.1 200 OK\r\nContent-Length: {len}\r\nETag: {etag}\r\n\r\n"
+                "HTTP/1.1 200 OK\r\nContent-Length: {len}\r\nETag: {etag}\r\nContent-Encoding: {coding}\r\n\r\n"
             )?;
             conn.write_all(body)
         };
@@ -122,8 +162,18 @@ fn serve_conn(
             write!(conn, "HTTP/1.1 304 Not Modified\r\nETag: {etag}\r\n\r\n")?;
             continue;
         }
-        match faults(prefix, n) {
-            Fault::None => ok(&mut conn, &body, body.len())?,
+        match fault {
+            Fault::None | Fault::UnknownCoding => ok(&mut conn, &body, body.len())?,
+            Fault::CodingTruncated => {
+                let cut = &body[..body.len() * 2 / 3];
+                ok(&mut conn, cut, cut.len())?;
+            }
+            Fault::CodingDamaged => {
+                let mut bad = body.clone();
+                let at = bad.len() / 2;
+                bad[at] ^= 0x55;
+                ok(&mut conn, &bad, bad.len())?;
+            }
             Fault::Status500 => {
                 conn.write_all(b"HTTP/1.1 500 Oops\r\nContent-Length: 0\r\n\r\n")?
             }
@@ -236,6 +286,7 @@ fn run(server: &Server, dir: &std::path::Path, retries: u32) -> Result<Vec<u8>, 
             timeout: Duration::from_secs(1),
             backoff: Duration::from_millis(5),
             cacert: None,
+            ..Options::default()
         },
     )
     .unwrap();
@@ -283,6 +334,9 @@ fn every_fault_is_retried_and_the_index_is_the_build_of_the_same_data() {
             5 => Fault::Malformed,
             6 if p < 20 => Fault::Stall,
             7 if p < 10 => Fault::TooMany,
+            8 => Fault::CodingTruncated,
+            9 => Fault::CodingDamaged,
+            0 if p % 20 == 0 && p > 0 => Fault::UnknownCoding,
             _ => Fault::None,
         }
     });
@@ -291,7 +345,10 @@ fn every_fault_is_retried_and_the_index_is_the_build_of_the_same_data() {
     assert!(got == want, "the download differs from the build");
     // Every faulty range was asked again; the others once.
     for p in 0..RANGES {
-        let faulty = matches!(p % 10, 1..=5) || (p % 10 == 6 && p < 20) || p == 7;
+        let faulty = matches!(p % 10, 1..=5 | 8 | 9)
+            || (p % 10 == 6 && p < 20)
+            || p == 7
+            || (p % 20 == 0 && p > 0);
         let truncated_but_plausible = p % 10 == 4 && bodies[p as usize].is_empty();
         let n = server.times_asked(p);
         if faulty && !truncated_but_plausible {

@@ -6,6 +6,7 @@ use super::super::report::{hinted, info};
 use super::super::{Global, Status};
 use super::build::{KindArg, TierArg, convert};
 use crate::breach::HashKind;
+use crate::breach::download::decode::Encoding;
 use crate::breach::download::{self, DownloadError, fetch, validators};
 use crate::breach::index::Index;
 use anyhow::Context;
@@ -27,7 +28,8 @@ any other URL is the base of a range API such as another `veilkit breach serve` 
 (/range/{prefix} is added).
 
 Requests: --parallel at once over pooled connections (HTTP/2 where the server offers it), \
-gzip and brotli, a User-Agent naming veilkit. A timeout, a reset, 429 (after its \
+compressed bodies (--accept-encoding: Zstandard, then gzip, by default), a User-Agent naming \
+veilkit. A timeout, a reset, 429 (after its \
 Retry-After) and 5xx are retried --retries times with exponential backoff and jitter; \
 every body is checked (suffix length for the kind, hex, counts, order) before it is used, \
 and a bad one is fetched again, never built. The proxy variables (HTTPS_PROXY, HTTP_PROXY, \
@@ -91,6 +93,18 @@ pub struct WireArgs {
     /// Extra trusted certificates (PEM file), beside the system's.
     #[arg(long, value_name = "FILE")]
     pub cacert: Option<PathBuf>,
+
+    /// Content codings to ask for, most wanted first: zstd, gzip, br, identity. Brotli
+    /// saves about a tenth of gzip's bytes and costs about three times its CPU.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "zstd,gzip",
+          value_parser = parse_coding)]
+    pub accept_encoding: Vec<Encoding>,
+}
+
+/// One coding of `--accept-encoding`.
+fn parse_coding(s: &str) -> Result<Encoding, String> {
+    Encoding::from_token(s.trim())
+        .ok_or_else(|| format!("{s:?} is not one of zstd, gzip, br, identity"))
 }
 
 impl WireArgs {
@@ -114,6 +128,7 @@ impl WireArgs {
                 retries: self.retries,
                 timeout: Duration::from_secs(self.timeout),
                 cacert,
+                accept: self.accept_encoding.clone(),
                 ..fetch::Options::default()
             },
         )?)
@@ -263,7 +278,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     info(
         global,
         format!(
-            "downloaded {}: {} {} hashes from {} ranges ({} fetched, {} from the journal of an earlier run), {:.1} MB of bodies, in {:.1} s ({:.0} ranges/s, {:.1} MB/s)",
+            "downloaded {}: {} {} hashes from {} ranges ({} fetched, {} from the journal of an earlier run), {:.1} MB of bodies ({:.1} MB received), in {:.1} s ({:.0} ranges/s, {:.1} MB/s received)",
             args.output.display(),
             summary.header.records,
             kind.name(),
@@ -271,9 +286,10 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             stats.fetched,
             stats.replayed,
             stats.bytes as f64 / 1e6,
+            stats.wire as f64 / 1e6,
             fetch_secs,
             f64::from(stats.fetched) / fetch_secs,
-            stats.bytes as f64 / 1e6 / fetch_secs,
+            stats.wire as f64 / 1e6 / fetch_secs,
         ),
     );
     Ok(Status::Success)

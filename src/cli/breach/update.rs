@@ -167,6 +167,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             "hashes_recounted": c.recounted,
             "hashes": summary.header.records,
             "body_bytes": stats.bytes,
+            "wire_bytes": stats.wire,
             "seconds": secs,
         });
         super::super::output::print_json(&v)?;
@@ -174,7 +175,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         info(
             global,
             format!(
-                "updated {}: {} ranges checked, {} changed, {} unchanged{}; hashes: {} added, {} removed, {} recounted, {} in all; {:.1} MB of bodies in {:.1} s",
+                "updated {}: {} ranges checked, {} changed, {} unchanged{}; hashes: {} added, {} removed, {} recounted, {} in all; {:.1} MB of bodies ({:.1} MB received) in {:.1} s",
                 target.display(),
                 stats.fetched + stats.replayed,
                 stats.changed,
@@ -189,6 +190,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 c.recounted,
                 summary.header.records,
                 stats.bytes as f64 / 1e6,
+                stats.wire as f64 / 1e6,
                 secs,
             ),
         );
