@@ -31,8 +31,8 @@ says otherwise (it warns when the address is not a loopback one: anyone who reac
 port can query); with --tls-cert and --tls-key it speaks HTTPS (rustls, TLS 1.2 and 1.3). \
 Ranges carry a strong ETag of their content and the index's modification time as \
 Last-Modified; If-None-Match and If-Modified-Since are answered 304 (Not Modified), so \
-mirrors and `breach update` fetch only what changed. Bodies are gzipped when the client \
-accepts it; CORS preflights (OPTIONS) are answered as the public API does. Requests are bounded: at most --max-connections at once (more wait in the \
+mirrors and `breach update` fetch only what changed. Bodies are compressed with \
+Zstandard or gzip, whichever the client prefers; CORS preflights (OPTIONS) are answered as the public API does. Requests are bounded: at most --max-connections at once (more wait in the \
 kernel's queue), request heads up to 8 KiB, 10 seconds to send one; GET, HEAD and OPTIONS. \
 Malformed requests get a 400 answer, never a crash. SIGINT or SIGTERM stops the server \
 cleanly with status 0.";
