@@ -475,6 +475,7 @@ pub fn merge(
             kind: Some(kind),
             allow_partial: false,
             partial: index.header().partial(),
+            direct: false,
         },
         spool_dir,
         &files_done,

@@ -1,16 +1,18 @@
 //! Shared I/O helpers: line reading with line numbers and a cap on line length, reads
 //! of small files with a cap, atomic output files, and a writer that hands large files
-//! to the kernel in 2 MiB-aligned pieces.
+//! to the kernel in 2 MiB-aligned pieces, and an appender past the page cache.
 //!
 //! Nothing here knows about terminals or the command line; the CLI layer decides where
 //! streams come from and how errors are shown.
 
 mod atomic;
 mod chunk;
+mod direct;
 mod lines;
 mod threaded;
 
 pub use atomic::*;
 pub use chunk::*;
+pub use direct::*;
 pub use lines::*;
 pub use threaded::*;

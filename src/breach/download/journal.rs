@@ -13,7 +13,7 @@
 use super::super::HashKind;
 use super::body::MAX_BODY;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -64,10 +64,11 @@ pub struct Replay {
     done: bool,
 }
 
-/// A journal open for appending.
+/// A journal open for appending (past the page cache where the system allows it: the
+/// journal is as large as the index and read back only after an interruption).
 pub struct Appender {
     path: PathBuf,
-    file: BufWriter<File>,
+    file: crate::streams::DirectAppend,
     next: u32,
 }
 
@@ -175,11 +176,10 @@ impl Replay {
             .expect("the reader is kept until here")
             .into_inner();
         file.set_len(self.good_end).map_err(io_err)?;
-        let mut file = file;
-        file.seek(SeekFrom::Start(self.good_end)).map_err(io_err)?;
+        let file = crate::streams::DirectAppend::new(file, self.good_end).map_err(io_err)?;
         Ok(Appender {
             path: self.path,
-            file: BufWriter::with_capacity(1 << 20, file),
+            file,
             next: self.next,
         })
     }
@@ -236,27 +236,33 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<bool> {
     Ok(true)
 }
 
-/// The bytes of `entry` as the journal stores them.
-pub fn encode(entry: &Entry) -> Vec<u8> {
-    let keep = |v: &Option<String>| {
+/// The pieces of `entry` as the journal stores them, in order (the checksum last).
+fn pieces(entry: &Entry) -> ([u8; 12], [&[u8]; 3], [u8; 8]) {
+    fn keep(v: &Option<String>) -> &[u8] {
         v.as_deref()
             .filter(|s| s.len() <= MAX_VALIDATOR)
             .unwrap_or("")
             .as_bytes()
-            .to_vec()
-    };
+    }
     let (etag, lm) = (keep(&entry.etag), keep(&entry.last_modified));
-    let mut b = Vec::with_capacity(20 + etag.len() + lm.len() + entry.packed.len());
-    b.extend_from_slice(&entry.prefix.to_le_bytes());
-    b.extend_from_slice(&(entry.packed.len() as u32).to_le_bytes());
-    b.extend_from_slice(&(etag.len() as u16).to_le_bytes());
-    b.extend_from_slice(&(lm.len() as u16).to_le_bytes());
-    b.extend_from_slice(&etag);
-    b.extend_from_slice(&lm);
-    b.extend_from_slice(&entry.packed);
-    let sum = xxh3_64(&b);
-    b.extend_from_slice(&sum.to_le_bytes());
-    b
+    let mut head = [0u8; 12];
+    head[..4].copy_from_slice(&entry.prefix.to_le_bytes());
+    head[4..8].copy_from_slice(&(entry.packed.len() as u32).to_le_bytes());
+    head[8..10].copy_from_slice(&(etag.len() as u16).to_le_bytes());
+    head[10..].copy_from_slice(&(lm.len() as u16).to_le_bytes());
+    let body = [etag, lm, &entry.packed[..]];
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&head);
+    for b in body {
+        h.update(b);
+    }
+    (head, body, h.digest().to_le_bytes())
+}
+
+/// The bytes of `entry` as the journal stores them.
+pub fn encode(entry: &Entry) -> Vec<u8> {
+    let (head, body, sum) = pieces(entry);
+    [&head[..], body[0], body[1], body[2], &sum[..]].concat()
 }
 
 impl Appender {
@@ -268,18 +274,21 @@ impl Appender {
     /// Appends the next range (buffered: [`Appender::sync`] makes it durable).
     pub fn append(&mut self, entry: &Entry) -> Result<(), JournalError> {
         assert_eq!(entry.prefix, self.next, "ranges are journaled in order");
-        self.file
-            .write_all(&encode(entry))
-            .map_err(|e| JournalError::Io(self.path.clone(), e))?;
+        let (head, body, sum) = pieces(entry);
+        for piece in [&head[..], body[0], body[1], body[2], &sum[..]] {
+            self.file
+                .append(piece)
+                .map_err(|e| JournalError::Io(self.path.clone(), e))?;
+        }
         self.next += 1;
         Ok(())
     }
 
     /// Writes out what is buffered and waits for the disk.
     pub fn sync(&mut self) -> Result<(), JournalError> {
-        let io_err = |e| JournalError::Io(self.path.clone(), e);
-        self.file.flush().map_err(io_err)?;
-        self.file.get_ref().sync_data().map_err(io_err)
+        self.file
+            .sync()
+            .map_err(|e| JournalError::Io(self.path.clone(), e))
     }
 }
 

@@ -152,6 +152,7 @@ pub fn download(
         out,
         BuildOptions {
             kind: Some(kind),
+            direct: true,
             ..BuildOptions::default()
         },
         spool_dir,

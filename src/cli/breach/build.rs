@@ -292,6 +292,7 @@ fn build_exact(
         kind,
         allow_partial: args.allow_partial,
         partial: false,
+        direct: false,
     };
     let bar = Bar::bytes(global, "building");
     let shown = display_path(&args.dump);
