@@ -342,15 +342,21 @@ fn feed_packed(
         let mut at = 0;
         while at < packed.len() {
             *lines += 1;
-            let entry = packed.get(at..at + n).zip(
-                packed
-                    .get(at + n..)
-                    .and_then(super::download::body::read_leb128),
-            );
-            let Some((bytes, (count, len))) = entry else {
+            let Some(bytes) = packed.get(at..at + n) else {
                 return Err(fail(*lines, LineProblem::Packed));
             };
             let hash = Wide::from_be_prefix(bytes);
+            // Most counts are one byte.
+            let (count, len) = match packed.get(at + n) {
+                Some(&b) if b < 0x80 => (u64::from(b), 1),
+                _ => {
+                    match super::download::body::read_leb128(&packed[(at + n).min(packed.len())..])
+                    {
+                        Some(c) => c,
+                        None => return Err(fail(*lines, LineProblem::Packed)),
+                    }
+                }
+            };
             at += n + len;
             if count == 0 {
                 w.padding += 1;

@@ -169,6 +169,14 @@ impl Wide {
     pub fn from_be_prefix(bytes: &[u8]) -> Wide {
         if bytes.len() >= 16 {
             let be = |at: usize| u64::from_be_bytes(bytes[at..at + 8].try_into().expect("8"));
+            // SHA-1 hashes and NTLM hashes, without a copy of the tail.
+            if bytes.len() == 20 {
+                let tail = u32::from_be_bytes(bytes[16..20].try_into().expect("4"));
+                return Wide([be(0), be(8), u64::from(tail) << 32]);
+            }
+            if bytes.len() == 16 {
+                return Wide([be(0), be(8), 0]);
+            }
             let mut tail = [0u8; 8];
             tail[..bytes.len() - 16].copy_from_slice(&bytes[16..]);
             return Wide([be(0), be(8), u64::from_be_bytes(tail)]);

@@ -55,7 +55,9 @@ fn records_written_with_direct_io_are_the_same_bytes() {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        let h: Vec<u8> = (0..20).map(|i| (x >> (i % 8 * 8)) as u8 ^ i as u8).collect();
+        let h: Vec<u8> = (0..20)
+            .map(|i| (x >> (i % 8 * 8)) as u8 ^ i as u8)
+            .collect();
         records.insert(h, x % 1000 + 1);
     }
     let dump = dump_text(HashKind::Sha1, &records);

@@ -62,9 +62,10 @@ pub fn pack(kind: HashKind, prefix: u32, text: &[u8]) -> Result<Packed, BodyErro
     if let Some(b) = body.strip_suffix(b"\n") {
         body = b.strip_suffix(b"\r").unwrap_or(b);
     }
-    // About a line per suffix, colon, two count digits and CRLF.
+    // At most a line per suffix, colon, digit and line end, at most two bytes of count
+    // for nearly all of them (a rare longer count may grow the vector once).
     let mut out = Packed {
-        bytes: Vec::with_capacity(body.len() / (suffix_len + 5) * (kind.len() + 1) + 32),
+        bytes: Vec::with_capacity(body.len() / (suffix_len + 3) * (kind.len() + 2) + 32),
         hashes: 0,
     };
     if body.is_empty() {
@@ -80,8 +81,7 @@ pub fn pack(kind: HashKind, prefix: u32, text: &[u8]) -> Result<Packed, BodyErro
             if rest.get(suffix_len) != Some(&b':') {
                 return None;
             }
-            hex[5..5 + suffix_len].copy_from_slice(&rest[..suffix_len]);
-            let hash = kind.parse_hex(&hex[..kind.hex_len()])?;
+            let hash = suffix_hash(kind, prefix, rest)?;
             let digits = &rest[suffix_len + 1..];
             let mut count = 0u64;
             let mut n = 0;
@@ -142,6 +142,30 @@ pub fn pack(kind: HashKind, prefix: u32, text: &[u8]) -> Result<Packed, BodyErro
         }
         line += 1;
     }
+}
+
+/// The hash whose first five digits are `prefix` and whose other digits start `rest`
+/// (at least the suffix's length of bytes), or `None` when they are not hex. Decoded in
+/// place, 16 digits at a time (the last digits by an overlapping decode), as
+/// [`HashKind::parse_hex`] decodes whole hashes.
+#[inline]
+fn suffix_hash(kind: HashKind, prefix: u32, rest: &[u8]) -> Option<Wide> {
+    use crate::hex::{hex16_words, word_at};
+    let p = u64::from(prefix) << 44;
+    let s0 = hex16_words(word_at(rest, 0), word_at(rest, 8))?;
+    Some(match kind {
+        // Digits 5-20, 21-36 and 37-39 (the low 3 of an overlapping 24-39).
+        HashKind::Sha1 => {
+            let s1 = hex16_words(word_at(rest, 16), word_at(rest, 24))?;
+            let s2 = hex16_words(word_at(rest, 19), word_at(rest, 27))? & 0xfff;
+            Wide([p | s0 >> 20, s0 << 44 | s1 >> 20, s1 << 44 | s2 << 32])
+        }
+        // Digits 5-20 and 21-31 (the low 11 of an overlapping 16-31).
+        HashKind::Ntlm => {
+            let s1 = hex16_words(word_at(rest, 11), word_at(rest, 19))? & 0xfff_ffff_ffff;
+            Wide([p | s0 >> 20, s0 << 44 | s1, 0])
+        }
+    })
 }
 
 /// The reference reading of one line (without its `\n`): its hash and count, or what is
