@@ -142,7 +142,7 @@ mod tests {
             let path = dir.path().join("log");
             let mut want: Vec<u8> = (0..head).map(|i| i as u8 ^ 0x5a).collect();
             // A file with more after the end given, which is cut off.
-            let mut f = std::fs::OpenOptions::new().read(true).write(true).create(true).open(&path).unwrap();
+            let mut f = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path).unwrap();
             f.write_all(&want).unwrap();
             f.write_all(b"left over by a crash").unwrap();
             let mut a = DirectAppend::new(f, head as u64).unwrap();
