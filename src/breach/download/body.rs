@@ -124,8 +124,12 @@ pub fn pack(kind: HashKind, prefix: u32, text: &[u8]) -> Result<Packed, BodyErro
         }
         last = Some(hash);
         if count != 0 {
-            out.bytes
-                .extend_from_slice(&hash.to_be_bytes()[..kind.len()]);
+            // Copies of a length known here, not a call to memcpy per hash.
+            let b = hash.to_be_bytes();
+            match kind {
+                HashKind::Sha1 => out.bytes.extend_from_slice(&b[..20]),
+                HashKind::Ntlm => out.bytes.extend_from_slice(&b[..16]),
+            }
             push_leb128(&mut out.bytes, count);
             out.hashes += 1;
         }
