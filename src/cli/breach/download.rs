@@ -95,7 +95,7 @@ pub struct WireArgs {
     pub cacert: Option<PathBuf>,
 
     /// Content codings to ask for, most wanted first: zstd, gzip, br, identity. Brotli
-    /// saves about a tenth of gzip's bytes and costs about three times its CPU.
+    /// saves about a twentieth of gzip's bytes and takes twice its CPU to decode.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "zstd,gzip",
           value_parser = parse_coding)]
     pub accept_encoding: Vec<Encoding>,
