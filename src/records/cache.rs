@@ -1,9 +1,9 @@
 //! Decrypted pages kept for repeated access, up to a byte budget.
 
+use super::arena::{Arena, Page};
 use super::pages::prefetch;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::rc::Rc;
 
 /// The hash of a page's (kind, logical number): one multiply per word (the FxHash
 /// step). Page numbers come from authenticated pages and refs, so no flooding defence
@@ -44,9 +44,11 @@ pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 /// fewer; any other page (a hostile number, or one past the limit after the file grew)
 /// goes to a map.
 pub struct Cache {
-    dense: [Vec<Option<Rc<[u8]>>>; KINDS],
+    dense: [Vec<Option<Page>>; KINDS],
     limit: u64,
-    pages: PageMap<(u8, u64), Rc<[u8]>>,
+    pages: PageMap<(u8, u64), Page>,
+    /// Where the pages' bytes are (huge-page chunks: [`super::arena`]).
+    arena: Arena,
     order: VecDeque<(u8, u64)>,
     /// The most bytes held.
     pub budget: usize,
@@ -63,13 +65,14 @@ impl Cache {
             dense: Default::default(),
             limit,
             pages: PageMap::default(),
+            arena: Arena::default(),
             order: VecDeque::new(),
             budget,
             used: 0,
         }
     }
 
-    fn slot(&mut self, (kind, logical): (u8, u64)) -> Option<&mut Option<Rc<[u8]>>> {
+    fn slot(&mut self, (kind, logical): (u8, u64)) -> Option<&mut Option<Page>> {
         let table = self.dense.get_mut(usize::from(kind))?;
         if logical >= self.limit {
             return None;
@@ -83,14 +86,14 @@ impl Cache {
 
     /// A page, if held.
     #[inline]
-    pub fn get(&self, k: (u8, u64)) -> Option<Rc<[u8]>> {
+    pub fn get(&self, k: (u8, u64)) -> Option<Page> {
         self.get_prefetched(k, false)
     }
 
     /// A page, if held; with `whole`, every line of it is asked for (see
     /// [`prefetch`]) before the page is touched.
     #[inline]
-    pub fn get_prefetched(&self, k: (u8, u64), whole: bool) -> Option<Rc<[u8]>> {
+    pub fn get_prefetched(&self, k: (u8, u64), whole: bool) -> Option<Page> {
         let held = if let Some(table) = self.dense.get(usize::from(k.0))
             && k.1 < self.limit
         {
@@ -104,15 +107,22 @@ impl Cache {
         Some(held.clone())
     }
 
-    fn take(&mut self, k: (u8, u64)) -> Option<Rc<[u8]>> {
+    fn take(&mut self, k: (u8, u64)) -> Option<Page> {
         match self.slot(k) {
             Some(slot) => slot.take(),
             None => self.pages.remove(&k),
         }
     }
 
-    /// Holds a page, evicting the oldest beyond the budget.
-    pub fn put(&mut self, k: (u8, u64), v: Rc<[u8]>) {
+    /// Holds a copy of a page, evicting the oldest beyond the budget; returns the copy
+    /// (held, or not when the budget is too small to hold anything).
+    pub fn put(&mut self, k: (u8, u64), bytes: &[u8]) -> Page {
+        if bytes.len() > self.budget {
+            // Not kept (a cache of no budget): no chunk for it.
+            return Page::from(bytes);
+        }
+        let v = self.arena.hold(bytes);
+        let held = v.clone();
         self.used += v.len();
         let old = match self.slot(k) {
             Some(slot) => slot.replace(v),
@@ -131,6 +141,7 @@ impl Cache {
                 self.used -= p.len();
             }
         }
+        held
     }
 
     /// Drops a page.
@@ -144,6 +155,7 @@ impl Cache {
     pub fn clear(&mut self) {
         self.dense = Default::default();
         self.pages.clear();
+        self.arena = Arena::default();
         self.order.clear();
         self.used = 0;
     }
@@ -157,19 +169,19 @@ mod tests {
     /// oldest first alike; a number far past the limit allocates nothing for it.
     #[test]
     fn table_and_map_behave_alike() {
-        let page = |b: u8| -> Rc<[u8]> { vec![b; 100].into() };
+        let page = |b: u8| vec![b; 100];
         let mut c = Cache::new(300, 10);
-        c.put((1, 3), page(1));
-        c.put((2, 3), page(2));
-        c.put((1, u64::MAX), page(3));
+        c.put((1, 3), &page(1));
+        c.put((2, 3), &page(2));
+        c.put((1, u64::MAX), &page(3));
         assert_eq!(c.get((1, 3)).unwrap()[0], 1);
         assert_eq!(c.get((2, 3)).unwrap()[0], 2);
         assert_eq!(c.get((1, u64::MAX)).unwrap()[0], 3);
         assert!(c.dense.iter().all(|t| t.len() <= 10));
         // Replacing keeps the count; a fourth page evicts the oldest.
-        c.put((1, 3), page(4));
+        c.put((1, 3), &page(4));
         assert_eq!(c.used, 300);
-        c.put((5, 0), page(5));
+        c.put((5, 0), &page(5));
         assert!(c.get((1, 3)).is_none());
         assert_eq!(c.get((5, 0)).unwrap()[0], 5);
         c.forget((1, u64::MAX));
@@ -179,7 +191,7 @@ mod tests {
         assert!(c.get((2, 3)).is_none());
         assert_eq!(c.used, 0);
         // Kinds beyond the table's go to the map.
-        c.put((200, 1), page(6));
+        c.put((200, 1), &page(6));
         assert_eq!(c.get((200, 1)).unwrap()[0], 6);
     }
 }

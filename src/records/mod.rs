@@ -4,6 +4,7 @@
 //! tokens.
 
 pub mod age;
+mod arena;
 mod cache;
 pub mod codec;
 pub mod compress;

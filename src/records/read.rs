@@ -1,6 +1,7 @@
 //! An open record file: the header rule at opening, and reads by key, by number, and in
 //! full.
 
+use super::arena::Page;
 use super::cache::{Cache, DEFAULT_CACHE_BYTES, PageMap};
 use super::codec::PageRef;
 use super::crypto::FileKeys;
@@ -78,7 +79,7 @@ pub struct Info {
 }
 
 /// A found record: its data page's number, the decrypted page, the record's bytes.
-type Located = (u32, Rc<[u8]>, std::ops::Range<usize>);
+type Located = (u32, Page, std::ops::Range<usize>);
 
 /// An open record file.
 pub struct RecordFile {
@@ -220,18 +221,17 @@ impl RecordFile {
         kind: Kind,
         logical: u64,
         r: &PageRef,
-    ) -> Result<Rc<[u8]>, RecordsError> {
+    ) -> Result<Page, RecordsError> {
         if let Some(p) = self.cache.get((kind as u8, logical)) {
             return Ok(p);
         }
         let p = self.reader().page(kind, logical, r)?;
-        self.cache.put((kind as u8, logical), p.clone());
-        Ok(p)
+        Ok(self.cache.put((kind as u8, logical), &p))
     }
 
     /// Data or index page `logical`, from the cache without finding its ref when held
     /// there (a page enters the cache only after it authenticated against its ref).
-    fn page(&mut self, kind: Kind, logical: u64) -> Result<Rc<[u8]>, RecordsError> {
+    fn page(&mut self, kind: Kind, logical: u64) -> Result<Page, RecordsError> {
         // A data page is scanned: all of its lines at once.
         if let Some(p) = self
             .cache
@@ -302,7 +302,7 @@ impl RecordFile {
         })
     }
 
-    pub(super) fn data_page(&mut self, logical: u64) -> Result<(Rc<[u8]>, Vec<Rec>), RecordsError> {
+    pub(super) fn data_page(&mut self, logical: u64) -> Result<(Page, Vec<Rec>), RecordsError> {
         let r = self.page_ref(Kind::Data, logical)?;
         let p = self.read_page(Kind::Data, logical, &r)?;
         let recs = parse_data(&p).ok_or(RecordsError::Corrupt("a data page does not parse"))?;
