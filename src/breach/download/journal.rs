@@ -351,6 +351,35 @@ mod tests {
     }
 
     #[test]
+    fn zeros_after_the_last_entry_are_a_cut_off_entry() {
+        // What a crash leaves between a sync's padded write and its cut back: zeros,
+        // after the header alone or after entries.
+        for entries in [0u32, 3] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("j");
+            let (_, mut a) = replay_all(&path);
+            for p in 0..entries {
+                a.append(&entry(p)).unwrap();
+            }
+            a.sync().unwrap();
+            drop(a);
+            let good = std::fs::read(&path).unwrap();
+            let mut padded = good.clone();
+            padded.resize(good.len().next_multiple_of(4096) + 4096, 0);
+            std::fs::write(&path, &padded).unwrap();
+            let (got, mut a) = replay_all(&path);
+            assert_eq!(got, (0..entries).map(entry).collect::<Vec<_>>());
+            a.sync().unwrap();
+            drop(a);
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                good,
+                "cut back to the entries"
+            );
+        }
+    }
+
+    #[test]
     fn a_journal_of_another_download_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j");
