@@ -284,9 +284,11 @@ impl Fetcher {
                 None,
             )
         })?;
+        // Sized by Content-Length up to 1 MiB (a larger body grows as it arrives: a header
+        // alone does not make memory be set aside).
         let mut raw = Vec::with_capacity(
             resp.content_length()
-                .map_or(1 << 16, |n| n.min(MAX_BODY as u64) as usize),
+                .map_or(1 << 16, |n| n.min(1 << 20) as usize),
         );
         loop {
             match resp.chunk().await {

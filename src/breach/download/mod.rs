@@ -1,9 +1,10 @@
 //! `breach download`: every range of the Pwned Passwords API (or a mirror) straight into
 //! an index, in one streaming pass, resumable.
 //!
-//! Ranges are fetched in parallel ([`fetch`]), put back in prefix order, appended to the
-//! journal ([`journal`]) and fed to the same build as `breach build` as dump lines, so the
-//! index is byte-identical to a build of the same data. A rerun after any interruption
+//! Ranges are fetched in parallel ([`fetch`]), decoded ([`decode`]) and checked and
+//! packed ([`body`]), put back in prefix order, appended to the journal ([`journal`]) and
+//! fed packed to the same index writer as `breach build`'s, so the index is
+//! byte-identical to a build of the same data. A rerun after any interruption
 //! first feeds the journal's ranges (read from disk, not fetched) and fetches from the
 //! first range the journal lacks. The window of ranges fetched ahead of the one the build
 //! waits for is bounded (four per request in flight), so memory stays bounded however
