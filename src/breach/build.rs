@@ -30,6 +30,8 @@ pub enum Source<'a> {
     Packed {
         /// The ranges.
         ranges: &'a mut dyn PackedRanges,
+        /// Their hash kind.
+        kind: HashKind,
         /// How messages name them.
         name: String,
     },
@@ -236,7 +238,7 @@ pub fn build(
     let (mut stream, mut packed) = match source {
         Source::Stream { reader, .. } => (Some(reader), None),
         Source::Directory(_) => (None, None),
-        Source::Packed { ranges, name } => (None, Some((ranges, name))),
+        Source::Packed { ranges, kind, name } => (None, Some((ranges, kind, name))),
     };
     let mut lines = 0u64;
     let (writer, sums) = std::thread::scope(|scope| -> Result<_, BuildError> {
@@ -247,9 +249,9 @@ pub fn build(
         let sink = scope.spawn(move || sink_records(out_ref, rec_rx, free_rec_tx, direct));
         let mut writer = Writer::new(spool, options.kind, rec_tx, free_rec_rx);
 
-        if let Some((ranges, name)) = packed.take() {
+        if let Some((ranges, kind, name)) = packed.take() {
             // Packed ranges are read on this thread: no text to split or parse.
-            let records_done = feed_packed(ranges, &name, &mut writer, &mut lines)
+            let records_done = feed_packed(ranges, kind, &name, &mut writer, &mut lines)
                 .and_then(|()| writer.end_records());
             writer.close_sink();
             let sums = sink.join().expect("the sink thread does not panic");
@@ -324,11 +326,12 @@ pub fn build(
 /// Feeds the records of packed ranges to `w`, in order.
 fn feed_packed(
     ranges: &mut dyn PackedRanges,
+    kind: HashKind,
     name: &str,
     w: &mut Writer,
     lines: &mut u64,
 ) -> Result<(), BuildError> {
-    let kind = w.kind.expect("a packed source has a kind");
+    w.set_kind(kind);
     let n = kind.len();
     let fail = |line: u64, problem: LineProblem| BuildError::Line {
         source_name: name.to_string(),

@@ -148,6 +148,7 @@ pub fn download(
     let built = build::build(
         BuildSource::Packed {
             ranges: &mut ranges,
+            kind,
             name: "download".into(),
         },
         out,
