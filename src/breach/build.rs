@@ -478,7 +478,7 @@ fn sink_records(
     let mut fill = 0u64;
     let mut sums = Vec::new();
     let mut started = 0u64;
-    let direct = direct && direct_io(out, true);
+    let direct = direct && direct_records(out);
     let mut chunks = if direct {
         ChunkWriter::aligned(&mut *out, HEADER_SIZE as u64)
     } else {
@@ -508,7 +508,7 @@ fn sink_records(
     }
     if direct {
         // The last piece has any length: written through the page cache.
-        direct_io(chunks.get_ref(), false);
+        crate::streams::direct_io_off(chunks.get_ref());
     }
     chunks.flush()?;
     if fill > 0 {
@@ -522,36 +522,20 @@ const WRITEBACK_STEP: u64 = 64 << 20;
 // The records start on an aligned offset, and the probe rewrites exactly the header.
 const _: () = assert!(HEADER_SIZE == crate::streams::DIRECT_ALIGN);
 
-/// Turns direct I/O on or off for `out` (Linux): whether it is on. Turning it on is
-/// proved by rewriting the file's first block (the zero header, not yet written) from
-/// an aligned buffer; a file system that refuses that keeps the page cache.
-fn direct_io(out: &File, on: bool) -> bool {
-    #[cfg(target_os = "linux")]
+/// Turns direct I/O on for `out` where the system allows it, proved by rewriting the
+/// file's first block (the zero header, not yet written) from an aligned buffer.
+fn direct_records(out: &File) -> bool {
+    #[cfg(unix)]
     {
-        use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
         use std::os::unix::fs::FileExt;
-        let Ok(flags) = fcntl_getfl(out) else {
-            return false;
-        };
-        if !on {
-            let _ = fcntl_setfl(out, flags - OFlags::DIRECT);
-            return false;
-        }
-        if fcntl_setfl(out, flags | OFlags::DIRECT).is_err() {
-            return false;
-        }
         let align = crate::streams::DIRECT_ALIGN;
         let zeros = vec![0u8; 2 * align];
         let at = zeros.as_ptr().align_offset(align).min(align);
-        if out.write_at(&zeros[at..at + align], 0).ok() == Some(align) {
-            return true;
-        }
-        let _ = fcntl_setfl(out, flags);
-        false
+        crate::streams::direct_io_on(out, |f| f.write_all_at(&zeros[at..at + align], 0))
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(unix))]
     {
-        let _ = (out, on);
+        let _ = out;
         false
     }
 }

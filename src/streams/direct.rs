@@ -21,6 +21,45 @@ use std::os::unix::fs::FileExt;
 /// The size of the pieces written.
 pub const PIECE: usize = 1 << 20;
 
+/// Turns direct I/O on for `file` (Linux `O_DIRECT`) and runs `prove`, a first write
+/// through it: whether direct I/O is now on. Where the system refuses either, the file
+/// is left as it was (page cache).
+pub fn direct_io_on(file: &File, prove: impl FnOnce(&File) -> io::Result<()>) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+        let Ok(flags) = fcntl_getfl(file) else {
+            return false;
+        };
+        if fcntl_setfl(file, flags | OFlags::DIRECT).is_err() {
+            return false;
+        }
+        if prove(file).is_ok() {
+            return true;
+        }
+        let _ = fcntl_setfl(file, flags);
+        false
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (file, prove);
+        false
+    }
+}
+
+/// Turns direct I/O off for `file` (writes of any length go through the page cache).
+pub fn direct_io_off(file: &File) {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+        if let Ok(flags) = fcntl_getfl(file) {
+            let _ = fcntl_setfl(file, flags - OFlags::DIRECT);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+}
+
 /// An appender to a file, past the page cache where the system allows it.
 pub struct DirectAppend {
     file: File,
@@ -62,28 +101,13 @@ impl DirectAppend {
     }
 
     /// Turns direct I/O on, proved by rewriting the partial block as it is.
-    #[cfg(target_os = "linux")]
     fn turn_direct_on(&mut self) -> bool {
-        use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
-        let Ok(flags) = fcntl_getfl(&self.file) else {
-            return false;
-        };
-        if fcntl_setfl(&self.file, flags | OFlags::DIRECT).is_err() {
-            return false;
-        }
         let w = &self.buf[self.start..self.start + DIRECT_ALIGN];
-        if self.file.write_all_at(w, self.base).is_ok()
-            && self.file.set_len(self.base + self.len as u64).is_ok()
-        {
-            return true;
-        }
-        let _ = fcntl_setfl(&self.file, flags);
-        false
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn turn_direct_on(&mut self) -> bool {
-        false
+        let (base, end) = (self.base, self.base + self.len as u64);
+        direct_io_on(&self.file, |f| {
+            f.write_all_at(w, base)?;
+            f.set_len(end)
+        })
     }
 
     /// Appends `data` (buffered: [`DirectAppend::sync`] makes it durable).
