@@ -338,6 +338,9 @@ fn feed_packed(
         line,
         problem,
     };
+    // The previous record, kept in locals (not in `w.last` through the loop: storing a
+    // hash there word by word and reading it back whole stalled every record).
+    let mut last = w.last;
     while let Some(packed) = ranges
         .next_range()
         .map_err(|e| BuildError::Read(name.to_string(), e))?
@@ -365,7 +368,7 @@ fn feed_packed(
                 w.padding += 1;
                 continue;
             }
-            if let Some((prev, prev_line)) = w.last
+            if let Some((prev, prev_line)) = last
                 && hash <= prev
             {
                 return Err(fail(
@@ -381,10 +384,11 @@ fn feed_packed(
                     },
                 ));
             }
-            w.last = Some((hash, *lines));
+            last = Some((hash, *lines));
             w.push(hash, count)?;
         }
     }
+    w.last = last;
     Ok(())
 }
 
