@@ -2,7 +2,8 @@
 //! an index, in one streaming pass, resumable.
 //!
 //! Ranges are fetched in parallel ([`fetch`]), decoded ([`decode`]) and checked and
-//! packed ([`body`]), put back in prefix order, appended to the journal ([`journal`]) and
+//! packed ([`body`]), handed to the build's thread in batches ([`inbox`]), put back in
+//! prefix order, appended to the journal ([`journal`]) and
 //! fed packed to the same index writer as `breach build`'s, so the index is
 //! byte-identical to a build of the same data. A rerun after any interruption
 //! first feeds the journal's ranges (read from disk, not fetched) and fetches from the
@@ -13,6 +14,7 @@
 pub mod body;
 pub mod decode;
 pub mod fetch;
+pub mod inbox;
 pub mod journal;
 pub mod validators;
 
@@ -23,13 +25,14 @@ use super::HashKind;
 use super::build::{self, BuildError, Options as BuildOptions, Source as BuildSource};
 use crate::progress::{NoProgress, Progress};
 use fetch::{Fetcher, Outcome};
+use inbox::Inbox;
 use journal::{Appender, Entry, JournalError, Replay};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Errors of a download.
@@ -177,7 +180,9 @@ enum Phase {
     /// Fetching: the journal open for appending, results arriving.
     Fetch {
         journal: Appender,
-        rx: mpsc::Receiver<Arrival>,
+        inbox: Arc<Inbox<Arrival>>,
+        /// Arrivals taken from the inbox, not yet sorted into `pending`.
+        taken: Vec<(u32, Arrival)>,
         cancel: Arc<AtomicBool>,
         _thread: std::thread::JoinHandle<()>,
     },
@@ -185,9 +190,9 @@ enum Phase {
     Done,
 }
 
-/// A fetched range, with the window slot it holds until the build takes it.
+/// A fetched range (its prefix beside it in the inbox), with the window slot it holds
+/// until the build takes it.
 type Arrival = (
-    u32,
     Result<Outcome, fetch::FetchError>,
     tokio::sync::OwnedSemaphorePermit,
 );
@@ -237,7 +242,12 @@ impl Ranges<'_> {
                     let appender = replay.take().expect("present").into_appender()?;
                     self.start_fetching(appender);
                 }
-                Phase::Fetch { journal, rx, .. } => {
+                Phase::Fetch {
+                    journal,
+                    inbox,
+                    taken,
+                    ..
+                } => {
                     if self.next >= self.end {
                         journal.sync()?;
                         self.phase = Phase::Done;
@@ -251,65 +261,68 @@ impl Ranges<'_> {
                             let (_, e) = self.deferred.take().expect("present");
                             return Err(e.into());
                         }
-                        let Ok((prefix, result, permit)) = rx.recv() else {
+                        if !inbox.take(self.next, taken) {
                             if let Some((_, e)) = self.deferred.take() {
                                 return Err(e.into());
                             }
                             return Err(DownloadError::Stopped(
                                 "the fetching thread ended early".into(),
                             ));
-                        };
-                        let result = match result {
-                            Ok(r) => r,
-                            Err(e) => {
-                                if self.deferred.as_ref().is_none_or(|(p, _)| prefix < *p) {
-                                    self.deferred = Some((prefix, e));
-                                }
-                                continue;
-                            }
-                        };
-                        match result {
-                            Outcome::Fresh {
-                                packed,
-                                validators,
-                                bytes,
-                                wire,
-                            } => {
-                                if let Some(prev) = self.previous {
-                                    let old = old_range(self.kind, prev, prefix)?;
-                                    let c = body::compare(self.kind, &old, &packed.bytes);
-                                    if c != body::Change::default() {
-                                        self.stats.changed += 1;
-                                        self.stats.change.added += c.added;
-                                        self.stats.change.removed += c.removed;
-                                        self.stats.change.recounted += c.recounted;
+                        }
+                        for (prefix, (result, permit)) in taken.drain(..) {
+                            let result = match result {
+                                Ok(r) => r,
+                                Err(e) => {
+                                    if self.deferred.as_ref().is_none_or(|(p, _)| prefix < *p) {
+                                        self.deferred = Some((prefix, e));
                                     }
+                                    continue;
                                 }
-                                let entry = Entry {
-                                    prefix,
-                                    packed: packed.bytes,
-                                    etag: validators.etag,
-                                    last_modified: validators.last_modified,
-                                };
-                                self.pending.insert(prefix, (entry, bytes, wire, permit));
-                            }
-                            Outcome::NotModified => {
-                                let Some(prev) = self.previous else {
-                                    return Err(DownloadError::Stopped(
-                                        "a range answered 304 to an unconditional request".into(),
-                                    ));
-                                };
-                                let packed = old_range(self.kind, prev, prefix)?;
-                                let v = prev.validators.get(prefix as usize).cloned();
-                                let v = v.unwrap_or_default();
-                                let entry = Entry {
-                                    prefix,
+                            };
+                            match result {
+                                Outcome::Fresh {
                                     packed,
-                                    etag: v.etag,
-                                    last_modified: v.last_modified,
-                                };
-                                self.stats.unchanged += 1;
-                                self.pending.insert(prefix, (entry, 0, 0, permit));
+                                    validators,
+                                    bytes,
+                                    wire,
+                                } => {
+                                    if let Some(prev) = self.previous {
+                                        let old = old_range(self.kind, prev, prefix)?;
+                                        let c = body::compare(self.kind, &old, &packed.bytes);
+                                        if c != body::Change::default() {
+                                            self.stats.changed += 1;
+                                            self.stats.change.added += c.added;
+                                            self.stats.change.removed += c.removed;
+                                            self.stats.change.recounted += c.recounted;
+                                        }
+                                    }
+                                    let entry = Entry {
+                                        prefix,
+                                        packed: packed.bytes,
+                                        etag: validators.etag,
+                                        last_modified: validators.last_modified,
+                                    };
+                                    self.pending.insert(prefix, (entry, bytes, wire, permit));
+                                }
+                                Outcome::NotModified => {
+                                    let Some(prev) = self.previous else {
+                                        return Err(DownloadError::Stopped(
+                                            "a range answered 304 to an unconditional request"
+                                                .into(),
+                                        ));
+                                    };
+                                    let packed = old_range(self.kind, prev, prefix)?;
+                                    let v = prev.validators.get(prefix as usize).cloned();
+                                    let v = v.unwrap_or_default();
+                                    let entry = Entry {
+                                        prefix,
+                                        packed,
+                                        etag: v.etag,
+                                        last_modified: v.last_modified,
+                                    };
+                                    self.stats.unchanged += 1;
+                                    self.pending.insert(prefix, (entry, 0, 0, permit));
+                                }
                             }
                         }
                     }
@@ -353,7 +366,8 @@ impl Ranges<'_> {
             return;
         }
         self.progress.phase("downloading");
-        let (tx, rx) = mpsc::channel();
+        let inbox = Arc::new(Inbox::new());
+        let tx = inbox.clone();
         let cancel = Arc::new(AtomicBool::new(false));
         let fetcher = self.fetcher.take().expect("started once");
         let (parallel, end, stop) = (self.parallel, self.end, cancel.clone());
@@ -362,7 +376,8 @@ impl Ranges<'_> {
             std::thread::spawn(move || fetch_all(fetcher, first..end, since, parallel, tx, stop));
         self.phase = Phase::Fetch {
             journal,
-            rx,
+            inbox,
+            taken: Vec::new(),
             cancel,
             _thread: thread,
         };
@@ -426,9 +441,11 @@ fn fetch_all(
     ranges: std::ops::Range<u32>,
     since: Option<Arc<Vec<fetch::Validators>>>,
     parallel: usize,
-    tx: mpsc::Sender<Arrival>,
+    tx: Arc<Inbox<Arrival>>,
     cancel: Arc<AtomicBool>,
 ) {
+    // However this thread ends, the build learns of it.
+    let _closes = inbox::CloseOnDrop(&*tx);
     // One thread does all the HTTP: on few cores a multi-threaded runtime spent more on
     // waking its workers than it gained (measured: 20-35% more CPU per range).
     let Ok(rt) = tokio::runtime::Builder::new_current_thread()
@@ -469,14 +486,16 @@ fn fetch_all(
                         .filter(|v| v.etag.is_some() || v.last_modified.is_some());
                     let r = f.fetch(p, cond).await;
                     let failed = r.is_err();
-                    if tx.send((p, r, permit)).is_err() || failed {
+                    // A failure wakes the build at once: it ends the run once every
+                    // range before it is journaled.
+                    tx.put(p, (r, permit), failed);
+                    if failed {
                         c.store(true, Ordering::Relaxed);
                         return;
                     }
                 }
             });
         }
-        drop(tx);
         while set.join_next().await.is_some() {}
     });
     rt.shutdown_background();
