@@ -5,13 +5,12 @@ use super::RecordsError;
 use super::pages::{Kind, PAGE_OVERHEAD};
 use aes_gcm_siv::Aes256GcmSiv;
 use aes_gcm_siv::aead::{AeadInOut, KeyInit};
-use hmac::Mac;
 use zeroize::Zeroizing;
 
 /// The keys of an open file: pages, tokens.
 pub struct FileKeys {
     pages: Aes256GcmSiv,
-    tokens: hmac::Hmac<sha2::Sha256>,
+    tokens: super::hmac256::Hmac256,
     data_key: Zeroizing<[u8; 32]>,
 }
 
@@ -44,8 +43,7 @@ impl FileKeys {
         crate::keys::derive(data_key, 0, "records/tokens", b"", tk.as_mut());
         FileKeys {
             pages: Aes256GcmSiv::new_from_slice(pk.as_ref()).expect("32-byte key"),
-            tokens: <hmac::Hmac<sha2::Sha256> as hmac::KeyInit>::new_from_slice(tk.as_ref())
-                .expect("any key length"),
+            tokens: super::hmac256::Hmac256::new(tk.as_ref()),
             data_key: Zeroizing::new(*data_key),
         }
     }
@@ -59,9 +57,7 @@ impl FileKeys {
     /// read as a little-endian u64.
     #[inline]
     pub fn token(&self, key: &[u8]) -> u64 {
-        let mut m = self.tokens.clone();
-        m.update(key);
-        let out = m.finalize().into_bytes();
+        let out = self.tokens.mac(key);
         u64::from_le_bytes(out[..8].try_into().expect("8 bytes"))
     }
 

@@ -7,7 +7,6 @@ use aes_gcm_siv::Aes256GcmSiv;
 use aes_gcm_siv::aead::{AeadInOut, KeyInit};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::Mac;
 use std::io::{Read, Write};
 use zeroize::Zeroizing;
 
@@ -112,7 +111,7 @@ const FORMAT_1: u8 = 0x40;
 
 struct FieldKeys {
     cipher: Aes256GcmSiv,
-    tokens: hmac::Hmac<sha2::Sha256>,
+    tokens: super::hmac256::Hmac256,
     byte0: u8,
 }
 
@@ -123,8 +122,7 @@ fn field_keys(key: &crate::keys::MasterKey, context: &[u8]) -> FieldKeys {
     key.derive("records/field-tokens", context, t.as_mut());
     FieldKeys {
         cipher: Aes256GcmSiv::new_from_slice(k.as_ref()).expect("32-byte key"),
-        tokens: <hmac::Hmac<sha2::Sha256> as hmac::KeyInit>::new_from_slice(t.as_ref())
-            .expect("any key length"),
+        tokens: super::hmac256::Hmac256::new(t.as_ref()),
         byte0: FORMAT_1 | (key.id() & 0x3f) as u8,
     }
 }
@@ -151,9 +149,7 @@ fn seal(k: &FieldKeys, column: &[u8], value: &[u8]) -> Result<String, FieldError
 }
 
 fn token(k: &FieldKeys, value: &[u8]) -> String {
-    let mut m = k.tokens.clone();
-    m.update(value);
-    URL_SAFE_NO_PAD.encode(&m.finalize().into_bytes()[..16])
+    URL_SAFE_NO_PAD.encode(&k.tokens.mac(value)[..16])
 }
 
 fn column_name(header: Option<&[Vec<u8>]>, i: usize) -> Vec<u8> {

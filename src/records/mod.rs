@@ -13,6 +13,7 @@ pub mod fields;
 pub mod file;
 pub mod format;
 pub mod header;
+mod hmac256;
 pub mod input;
 mod io;
 pub mod pages;
