@@ -265,10 +265,15 @@ fn main() {
             start.elapsed().as_secs_f64()
         })
         .collect();
+    let rates: Vec<String> = batch_secs
+        .iter()
+        .map(|s| format!("{:.0}K", batch.len() as f64 / s / 1e3))
+        .collect();
     println!(
-        "{:<44} {:>10.0}K gets/s   (target >= 200K)",
+        "{:<44} {:>10.0}K gets/s   (target >= 200K; runs: {})",
         "records get --keys FILE, end to end (200K)",
-        batch.len() as f64 / median(batch_secs) / 1e3
+        batch.len() as f64 / median(batch_secs.clone()) / 1e3,
+        rates.join(", ")
     );
     let one: Vec<f64> = (0..if quick { 5 } else { 31 })
         .map(|i| {
