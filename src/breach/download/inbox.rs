@@ -3,16 +3,17 @@
 //! Ranges arrive in any order; the build takes them in prefix order. A channel woke the
 //! build's thread for every arrival (and the fetching thread paid for each wake: on a
 //! virtual machine, a cross-processor interrupt). The inbox wakes it when the range it
-//! waits for has arrived together with [`BATCH`] arrivals in all, or [`GATHER`] after
-//! the range it waits for arrived, whichever is first; at once for an urgent arrival (a
-//! failure) or the end of the fetching. A receiver that finds [`BATCH`] arrivals waiting
-//! (it is the slower side) does not wait at all. Memory stays bounded by what the
+//! waits for has arrived together with a batch of arrivals in all (at most [`BATCH`]:
+//! fewer for a sender that holds back fewer), or [`GATHER`] after the range it waits for
+//! arrived, whichever is first; at once for an urgent arrival (a failure) or the end of
+//! the fetching. A receiver that finds a batch waiting (it is the slower side) does not
+//! wait at all. Memory stays bounded by what the
 //! sender holds back (the download's window).
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-/// Arrivals that make a take worth waking for.
+/// The most arrivals a take waits for.
 pub const BATCH: usize = 16;
 
 /// The longest a take waits for more arrivals once the one it wants is in.
@@ -20,6 +21,8 @@ pub const GATHER: Duration = Duration::from_millis(1);
 
 /// A hand-over point for `(prefix, item)` arrivals.
 pub struct Inbox<T> {
+    /// Arrivals that make a take worth waking for.
+    batch: usize,
     state: Mutex<State<T>>,
     ready: Condvar,
 }
@@ -28,7 +31,7 @@ struct State<T> {
     items: Vec<(u32, T)>,
     /// The prefix the receiver sleeps for, if it sleeps.
     waiting_for: Option<u32>,
-    /// The receiver has what it wants and sleeps for [`BATCH`] arrivals.
+    /// The receiver has what it wants and sleeps for a batch of arrivals.
     gathering: bool,
     /// An urgent arrival or the end came since the last take.
     wake: bool,
@@ -37,7 +40,16 @@ struct State<T> {
 
 impl<T> Default for Inbox<T> {
     fn default() -> Self {
+        Inbox::with_batch(BATCH)
+    }
+}
+
+impl<T> Inbox<T> {
+    /// An empty, open inbox whose takes wait for `batch` arrivals (1 to [`BATCH`]); a
+    /// sender that holds back at most `w` arrivals should ask for at most `w / 2`.
+    pub fn with_batch(batch: usize) -> Inbox<T> {
         Inbox {
+            batch: batch.clamp(1, BATCH),
             state: Mutex::new(State {
                 items: Vec::new(),
                 waiting_for: None,
@@ -48,9 +60,7 @@ impl<T> Default for Inbox<T> {
             ready: Condvar::new(),
         }
     }
-}
 
-impl<T> Inbox<T> {
     /// An empty, open inbox.
     pub fn new() -> Inbox<T> {
         Inbox::default()
@@ -66,7 +76,7 @@ impl<T> Inbox<T> {
     pub fn put(&self, prefix: u32, item: T, urgent: bool) {
         let mut s = self.lock();
         s.items.push((prefix, item));
-        let wanted = s.waiting_for == Some(prefix) || (s.gathering && s.items.len() >= BATCH);
+        let wanted = s.waiting_for == Some(prefix) || (s.gathering && s.items.len() >= self.batch);
         if urgent {
             s.wake = true;
         }
@@ -87,7 +97,7 @@ impl<T> Inbox<T> {
 
     /// Moves every arrival into `into`, first waiting until one of them is `want`, one
     /// was urgent, or the inbox is closed (and, once `want` is in, for up to [`GATHER`]
-    /// until [`BATCH`] arrivals are). Returns `false` when the inbox is closed and
+    /// until a batch of arrivals is). Returns `false` when the inbox is closed and
     /// nothing was left to take.
     pub fn take(&self, want: u32, into: &mut Vec<(u32, T)>) -> bool {
         let mut s = self.lock();
@@ -98,7 +108,7 @@ impl<T> Inbox<T> {
         }
         s.waiting_for = None;
         let deadline = Instant::now() + GATHER;
-        while s.items.len() < BATCH && !s.wake && !s.closed {
+        while s.items.len() < self.batch && !s.wake && !s.closed {
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {
                 break;
             };
@@ -183,6 +193,21 @@ mod tests {
         let mut got = Vec::new();
         assert!(inbox.take(0, &mut got));
         assert_eq!(got.len(), BATCH);
+    }
+
+    #[test]
+    fn a_small_batch_is_taken_without_waiting() {
+        let inbox = Inbox::with_batch(2);
+        inbox.put(1, (), false);
+        inbox.put(0, (), false);
+        let t = Instant::now();
+        let mut got = Vec::new();
+        assert!(inbox.take(0, &mut got));
+        assert_eq!(got.len(), 2);
+        // Well under GATHER... on a quiet machine; the bound checked is a loose one.
+        assert!(t.elapsed() < Duration::from_secs(5));
+        assert_eq!(Inbox::<()>::with_batch(0).batch, 1);
+        assert_eq!(Inbox::<()>::with_batch(1000).batch, BATCH);
     }
 
     #[test]

@@ -366,7 +366,8 @@ impl Ranges<'_> {
             return;
         }
         self.progress.phase("downloading");
-        let inbox = Arc::new(Inbox::new());
+        // Half the window: the build is not kept waiting for arrivals the window holds back.
+        let inbox = Arc::new(Inbox::with_batch(window(self.parallel) / 2));
         let tx = inbox.clone();
         let cancel = Arc::new(AtomicBool::new(false));
         let fetcher = self.fetcher.take().expect("started once");
@@ -436,6 +437,11 @@ fn old_range(kind: HashKind, prev: Previous<'_>, prefix: u32) -> Result<Vec<u8>,
 
 /// Fetches `ranges` with `parallel` requests in flight, at most four times that
 /// many ranges ahead of the one the build waits for.
+/// Ranges fetched but not yet taken by the build, at most: four per request in flight.
+fn window(parallel: usize) -> usize {
+    parallel * 4
+}
+
 fn fetch_all(
     fetcher: Arc<Fetcher>,
     ranges: std::ops::Range<u32>,
@@ -454,7 +460,7 @@ fn fetch_all(
     else {
         return;
     };
-    let window = Arc::new(tokio::sync::Semaphore::new(parallel * 4));
+    let window = Arc::new(tokio::sync::Semaphore::new(window(parallel)));
     let next = Arc::new(AtomicU32::new(ranges.start));
     let end = ranges.end;
     rt.block_on(async {
