@@ -23,6 +23,8 @@ pub const GATHER: Duration = Duration::from_millis(1);
 pub struct Inbox<T> {
     /// Arrivals that make a take worth waking for.
     batch: usize,
+    /// How long a take gathers ([`GATHER`]; longer in tests, to tell waiting apart).
+    gather: Duration,
     state: Mutex<State<T>>,
     ready: Condvar,
 }
@@ -50,6 +52,7 @@ impl<T> Inbox<T> {
     pub fn with_batch(batch: usize) -> Inbox<T> {
         Inbox {
             batch: batch.clamp(1, BATCH),
+            gather: GATHER,
             state: Mutex::new(State {
                 items: Vec::new(),
                 waiting_for: None,
@@ -107,7 +110,7 @@ impl<T> Inbox<T> {
             s = self.ready.wait(s).unwrap_or_else(|e| e.into_inner());
         }
         s.waiting_for = None;
-        let deadline = Instant::now() + GATHER;
+        let deadline = Instant::now() + self.gather;
         while s.items.len() < self.batch && !s.wake && !s.closed {
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {
                 break;
@@ -172,59 +175,86 @@ mod tests {
         assert_eq!(got, vec![(1, 10), (2, 20), (3, 30), (4, 40), (5, 50)]);
     }
 
+    /// An inbox whose gather lasts long enough to tell a take that waited it out from
+    /// one that did not, on any machine.
+    fn slow<T>(batch: usize) -> Inbox<T> {
+        Inbox {
+            gather: Duration::from_secs(2),
+            ..Inbox::with_batch(batch)
+        }
+    }
+
     #[test]
-    fn the_wanted_one_alone_is_handed_over_after_a_short_gather() {
-        let inbox = Inbox::new();
+    fn the_wanted_one_alone_is_handed_over_after_the_gather() {
+        let inbox = slow(4);
         inbox.put(0, (), false);
         let t = Instant::now();
         let mut got = Vec::new();
         assert!(inbox.take(0, &mut got));
         assert_eq!(got.len(), 1);
-        // GATHER, give or take a loaded machine's scheduling; never a hang.
-        assert!(t.elapsed() < Duration::from_secs(5));
+        let waited = t.elapsed();
+        assert!(waited >= Duration::from_secs(2), "{waited:?}");
+        assert!(waited < Duration::from_secs(30), "{waited:?}");
+        // The real gather is short.
+        let inbox = Inbox::new();
+        inbox.put(0, (), false);
+        let t = Instant::now();
+        assert!(inbox.take(0, &mut got));
+        assert!(t.elapsed() < Duration::from_secs(1));
     }
 
     #[test]
     fn a_full_batch_is_taken_without_waiting() {
-        let inbox = Inbox::new();
+        let inbox = slow(BATCH);
         for p in (0..BATCH as u32).rev() {
             inbox.put(p, (), false);
         }
+        let t = Instant::now();
         let mut got = Vec::new();
         assert!(inbox.take(0, &mut got));
         assert_eq!(got.len(), BATCH);
+        assert!(t.elapsed() < Duration::from_secs(1));
     }
 
     #[test]
     fn a_small_batch_is_taken_without_waiting() {
-        let inbox = Inbox::with_batch(2);
+        let inbox = slow(2);
         inbox.put(1, (), false);
         inbox.put(0, (), false);
         let t = Instant::now();
         let mut got = Vec::new();
         assert!(inbox.take(0, &mut got));
         assert_eq!(got.len(), 2);
-        // Well under GATHER... on a quiet machine; the bound checked is a loose one.
-        assert!(t.elapsed() < Duration::from_secs(5));
+        assert!(t.elapsed() < Duration::from_secs(1));
         assert_eq!(Inbox::<()>::with_batch(0).batch, 1);
         assert_eq!(Inbox::<()>::with_batch(1000).batch, BATCH);
     }
 
     #[test]
     fn a_gathering_receiver_is_woken_by_the_batch_or_the_end() {
-        let inbox = Arc::new(Inbox::new());
-        let sender = inbox.clone();
-        let t = std::thread::spawn(move || {
-            sender.put(0, (), false);
-            for p in 1..3 * BATCH as u32 {
-                sender.put(p, (), false);
-            }
-            sender.close();
-        });
-        let mut got = Vec::new();
-        while inbox.take(0, &mut got) {}
-        t.join().unwrap();
-        assert_eq!(got.len(), 3 * BATCH);
+        for by_the_end in [false, true] {
+            let inbox = Arc::new(slow(BATCH));
+            let sender = inbox.clone();
+            let t = std::thread::spawn(move || {
+                sender.put(0, (), false);
+                std::thread::sleep(Duration::from_millis(100));
+                if by_the_end {
+                    sender.close();
+                } else {
+                    for p in 1..BATCH as u32 {
+                        sender.put(p, (), false);
+                    }
+                }
+            });
+            let start = Instant::now();
+            let mut got = Vec::new();
+            assert!(inbox.take(0, &mut got));
+            // Woken, not the 2 s gather waited out.
+            let took = start.elapsed();
+            assert!(took < Duration::from_millis(1500), "{took:?}");
+            assert_eq!(got.len(), if by_the_end { 1 } else { BATCH });
+            t.join().unwrap();
+        }
     }
 
     #[test]
