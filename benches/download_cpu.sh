@@ -40,17 +40,9 @@ for f in "$work"/bodies/*.txt "$work/one.txt"; do
     gzip -6 -k "$f"
     zstd -q -3 "$f" -o "$f.zst"
 done
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/error.log;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
+. "$(dirname "$0")/common/nginx.sh"
+nginx_start "$work" "$(cat <<CONF
     default_type text/plain;
-    client_body_temp_path $work/b; proxy_temp_path $work/p; fastcgi_temp_path $work/f;
-    uwsgi_temp_path $work/u; scgi_temp_path $work/s;
     server {
         listen 127.0.0.1:$port;
         root $work;
@@ -61,10 +53,8 @@ http {
         location ~ "^/zst/[0-9A-F]{4}([02468ACE])\$" { gzip_static off; add_header Content-Encoding zstd; try_files /bodies/\$1.txt.zst =404; }
         location ~ "^/zst/[0-9A-F]{4}[13579BDF]\$" { gzip_static off; add_header Content-Encoding zstd; try_files /one.txt.zst =404; }
     }
-}
 CONF
-nginx -c "$work/nginx.conf" -p "$work"
-trap 'nginx -c "$work/nginx.conf" -p "$work" -s stop; rm -rf "$work"' EXIT
+)"
 run() {
     rm -f "$out/x.idx" "$out/x.idx.validators" "$out/.x.idx.download"
     /usr/bin/time -f "%e %U %S" -o "$work/time" "$veilkit" breach download -q --parallel 64 \

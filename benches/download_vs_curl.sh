@@ -24,23 +24,13 @@ port=8780
 if [ ! -d "$tree" ]; then
     "$veilkit" breach export-ranges -q -i "$index" -o "$tree"
 fi
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/error.log;
-events { worker_connections 4096; }
-http {
+. "$(dirname "$0")/common/nginx.sh"
+nginx_start "$work" "$(cat <<CONF
     include /etc/nginx/mime.types;
-    access_log off;
-    keepalive_requests 1000000;
     gzip on; gzip_types text/plain; gzip_min_length 1; gzip_comp_level 1;
-    client_body_temp_path $work/b; proxy_temp_path $work/p; fastcgi_temp_path $work/f;
-    uwsgi_temp_path $work/u; scgi_temp_path $work/s;
     server { listen 127.0.0.1:$port; root $tree; }
-}
 CONF
-nginx -c "$work/nginx.conf" -p "$work"
-trap 'nginx -c "$work/nginx.conf" -p "$work" -s stop; rm -rf "$work"' EXIT
+)"
 python3 - "$work" "$port" <<'PY'
 import sys
 work, port = sys.argv[1], sys.argv[2]
