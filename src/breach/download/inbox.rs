@@ -1,14 +1,13 @@
 //! Fetched ranges handed from the fetching thread to the build's thread.
 //!
 //! Ranges arrive in any order; the build takes them in prefix order. A channel woke the
-//! build's thread for every arrival (and the fetching thread paid for each wake: on a
-//! virtual machine, a cross-processor interrupt). The inbox wakes it when the range it
-//! waits for has arrived together with a batch of arrivals in all (at most [`BATCH`]:
-//! fewer for a sender that holds back fewer), or [`GATHER`] after the range it waits for
-//! arrived, whichever is first; at once for an urgent arrival (a failure) or the end of
-//! the fetching. A receiver that finds a batch waiting (it is the slower side) does not
-//! wait at all. Memory stays bounded by what the
-//! sender holds back (the download's window).
+//! build's thread for nearly every arrival (a futex call by the fetching thread and a
+//! context switch each). The inbox wakes it when the range it waits for has arrived
+//! together with a batch of arrivals in all (at most [`BATCH`]: fewer for a sender that
+//! holds back fewer), or [`GATHER`] after the range it waits for arrived, whichever is
+//! first; at once for an urgent arrival (a failure) or the end of the fetching. A
+//! receiver that finds a batch waiting (it is the slower side) does not wait at all.
+//! Memory stays bounded by what the sender holds back (the download's window).
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};

@@ -3,9 +3,9 @@
 //!
 //! Ranges are fetched in parallel ([`fetch`]), decoded ([`decode`]) and checked and
 //! packed ([`body`]), handed to the build's thread in batches ([`inbox`]), put back in
-//! prefix order, appended to the journal ([`journal`]) and
-//! fed packed to the same index writer as `breach build`'s, so the index is
-//! byte-identical to a build of the same data. A rerun after any interruption
+//! prefix order, appended to the journal ([`journal`]) and fed packed to the same index
+//! writer as `breach build`'s, so the index is byte-identical to a build of the same
+//! data. A rerun after any interruption
 //! first feeds the journal's ranges (read from disk, not fetched) and fetches from the
 //! first range the journal lacks. The window of ranges fetched ahead of the one the build
 //! waits for is bounded (four per request in flight), so memory stays bounded however
@@ -435,13 +435,13 @@ fn old_range(kind: HashKind, prev: Previous<'_>, prefix: u32) -> Result<Vec<u8>,
         .map_err(|e| DownloadError::Stopped(format!("the index being updated: {e}")))
 }
 
-/// Fetches `ranges` with `parallel` requests in flight, at most four times that
-/// many ranges ahead of the one the build waits for.
 /// Ranges fetched but not yet taken by the build, at most: four per request in flight.
 fn window(parallel: usize) -> usize {
     parallel * 4
 }
 
+/// Fetches `ranges` with `parallel` requests in flight, at most [`window`] ranges ahead
+/// of the one the build waits for, into `tx`.
 fn fetch_all(
     fetcher: Arc<Fetcher>,
     ranges: std::ops::Range<u32>,
