@@ -136,20 +136,34 @@ impl PageReader<'_> {
 
     /// The plaintext of page `logical` of `kind`, authenticated.
     pub fn page(&self, kind: Kind, logical: u64, r: &PageRef) -> Result<Rc<[u8]>, RecordsError> {
-        let mut buf = vec![0u8; self.page_size];
-        read_exact_at(self.file, self.offset(r.physical)?, &mut buf)?;
+        self.with_page(kind, logical, r, &mut Vec::new(), |p| Rc::from(p))
+    }
+
+    /// `f` of the plaintext of page `logical` of `kind`, authenticated; the page is read
+    /// and decrypted in `scratch`, which a caller keeps from one page to the next (no
+    /// allocation per page).
+    pub fn with_page<T>(
+        &self,
+        kind: Kind,
+        logical: u64,
+        r: &PageRef,
+        scratch: &mut Vec<u8>,
+        f: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T, RecordsError> {
+        scratch.resize(self.page_size, 0);
+        let buf = &mut scratch[..self.page_size];
+        read_exact_at(self.file, self.offset(r.physical)?, buf)?;
         let plain = self
             .keys
-            .open_page(&self.id, kind, logical, r.generation, &mut buf)
+            .open_page(&self.id, kind, logical, r.generation, buf)
             .ok_or(RecordsError::PageAuth {
                 kind: kind.name(),
                 logical,
             })?;
         if self.compressed && kind == Kind::Data {
-            return Ok(Rc::from(unframe(plain, self.page_size)?));
+            return Ok(f(&unframe(plain, self.page_size)?));
         }
-        // Straight into the shared form the page cache holds: one copy, not two.
-        Ok(Rc::from(plain))
+        Ok(f(plain))
     }
 
     /// The entries of directory page `index` of `level` of a list of `kind`.

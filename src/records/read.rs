@@ -94,6 +94,8 @@ pub struct RecordFile {
     pub(super) behind: bool,
     pub(super) dirs: PageMap<(u8, u8, u64), Rc<Vec<PageRef>>>,
     pub(super) cache: Cache,
+    /// Where pages are read and decrypted on their way to the cache.
+    scratch: Vec<u8>,
 }
 
 impl RecordFile {
@@ -142,6 +144,7 @@ impl RecordFile {
             behind: chosen.behind,
             dirs: PageMap::default(),
             cache: Cache::new(DEFAULT_CACHE_BYTES, dense_limit),
+            scratch: Vec::new(),
         })
     }
 
@@ -225,8 +228,18 @@ impl RecordFile {
         if let Some(p) = self.cache.get((kind as u8, logical)) {
             return Ok(p);
         }
-        let p = self.reader().page(kind, logical, r)?;
-        Ok(self.cache.put((kind as u8, logical), &p))
+        // Read and decrypted in the file's buffer, then copied once, into the cache.
+        let reader = reader_of(
+            &self.file,
+            &self.keys,
+            &self.header,
+            &self.root,
+            self.page_size,
+        );
+        let cache = &mut self.cache;
+        reader.with_page(kind, logical, r, &mut self.scratch, |p| {
+            cache.put((kind as u8, logical), p)
+        })
     }
 
     /// Data or index page `logical`, from the cache without finding its ref when held
