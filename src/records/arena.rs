@@ -9,6 +9,9 @@
 //! shares its chunk's reference count, which stays in the processor's cache, instead of
 //! a count on the page's own first line.
 //!
+//! An arena's first chunk is small and in ordinary pages ([`FIRST`]): a one-off get
+//! holds two or three pages, and the kernel would clear a whole huge page for them.
+//!
 //! A chunk is filled from its start and never written again where it has been filled:
 //! handles ([`Page`]) give shared views of filled parts only, and the chunk is freed when
 //! the last handle to it and the arena's own are gone. Pages too large for a quarter of a
@@ -23,29 +26,36 @@ use std::rc::Rc;
 /// The size and alignment of a chunk: one huge page on x86-64.
 const CHUNK: usize = 2 << 20;
 
+/// The size of an arena's first chunk, in ordinary pages: a one-off get holds two or
+/// three pages, and a huge page would have the kernel clear 2 MiB for them.
+const FIRST: usize = 64 << 10;
+
 /// Pages start on cache lines.
 const LINE: usize = 64;
 
-/// A chunk of memory holding pages.
+/// A chunk of memory holding pages: [`CHUNK`] bytes in a huge page, or [`FIRST`].
 struct Chunk {
     ptr: NonNull<u8>,
+    size: usize,
 }
 
 impl Chunk {
-    fn layout() -> Layout {
-        Layout::from_size_align(CHUNK, CHUNK).expect("a power of two")
+    fn layout(size: usize) -> Layout {
+        let align = if size == CHUNK { CHUNK } else { 4096 };
+        Layout::from_size_align(size, align).expect("a power of two")
     }
 
-    fn new() -> Chunk {
+    fn new(size: usize) -> Chunk {
+        let layout = Chunk::layout(size);
         #[allow(unsafe_code)]
         // SAFETY: the layout has a non-zero size. The memory is left uninitialised: no
         // byte of it is read before it is written (see `Arena::hold`).
-        let p = unsafe { std::alloc::alloc(Chunk::layout()) };
+        let p = unsafe { std::alloc::alloc(layout) };
         let Some(ptr) = NonNull::new(p) else {
-            std::alloc::handle_alloc_error(Chunk::layout())
+            std::alloc::handle_alloc_error(layout)
         };
         #[cfg(target_os = "linux")]
-        {
+        if size == CHUNK {
             #[allow(unsafe_code)]
             // SAFETY: the range is exactly the allocation just made (aligned to 2 MiB, so
             // to the page size); MADV_HUGEPAGE only lets the kernel back it with huge
@@ -59,7 +69,7 @@ impl Chunk {
                 )
             };
         }
-        Chunk { ptr }
+        Chunk { ptr, size }
     }
 }
 
@@ -69,7 +79,7 @@ impl Drop for Chunk {
         // SAFETY: allocated in `Chunk::new` with this layout, freed once (the last
         // `Rc<Chunk>` is being dropped, so no view into it remains).
         unsafe {
-            std::alloc::dealloc(self.ptr.as_ptr(), Chunk::layout())
+            std::alloc::dealloc(self.ptr.as_ptr(), Chunk::layout(self.size))
         }
     }
 }
@@ -135,6 +145,8 @@ impl From<&[u8]> for Page {
 pub struct Arena {
     /// The chunk being filled, and its fill mark.
     open: Option<(Rc<ChunkRef>, usize)>,
+    /// A chunk was made (the next is a huge one).
+    started: bool,
 }
 
 impl Arena {
@@ -144,9 +156,15 @@ impl Arena {
         if len > CHUNK / 4 {
             return Page::from(bytes);
         }
-        let fits = matches!(&self.open, Some((_, fill)) if fill + len <= CHUNK);
+        let fits = matches!(&self.open, Some((c, fill)) if fill + len <= c.0.size);
         if !fits {
-            self.open = Some((Rc::new(ChunkRef(Chunk::new())), 0));
+            let size = if !self.started && len <= FIRST {
+                FIRST
+            } else {
+                CHUNK
+            };
+            self.started = true;
+            self.open = Some((Rc::new(ChunkRef(Chunk::new(size))), 0));
         }
         let (chunk, fill) = self.open.as_mut().expect("opened above");
         let start = *fill;
@@ -211,5 +229,30 @@ mod tests {
             _ => panic!("small pages go to chunks"),
         }
         assert!(matches!(arena.hold(&vec![0u8; CHUNK / 2]), Page::Own(_)));
+    }
+
+    fn chunk_size(p: &Page) -> usize {
+        match p {
+            Page::Chunked { chunk, .. } => chunk.0.size,
+            Page::Own(_) => 0,
+        }
+    }
+
+    /// The first chunk is the small one; when it is full, or for a first page larger
+    /// than it, huge ones follow.
+    #[test]
+    fn a_small_chunk_first_then_huge_ones() {
+        let mut arena = Arena::default();
+        let first: Vec<Page> = (0..FIRST / 4096)
+            .map(|_| arena.hold(&[7u8; 4096]))
+            .collect();
+        assert!(first.iter().all(|p| chunk_size(p) == FIRST));
+        let next = arena.hold(&[8u8; 4096]);
+        assert_eq!(chunk_size(&next), CHUNK);
+        assert_eq!(next.as_ptr() as usize % CHUNK, 0);
+        assert!(first.iter().all(|p| p.iter().all(|&b| b == 7)));
+        let mut big_first = Arena::default();
+        assert_eq!(chunk_size(&big_first.hold(&vec![1u8; FIRST + 1])), CHUNK);
+        assert_eq!(chunk_size(&big_first.hold(&[2u8; 10])), CHUNK);
     }
 }
