@@ -5,6 +5,7 @@
 
 pub mod age;
 mod arena;
+pub mod batch;
 mod cache;
 pub mod codec;
 pub mod compress;

@@ -178,7 +178,7 @@ pub fn prefetch(page: &[u8]) {
 /// Key equality, with a mismatch in the first eight bytes (nearly every record a scan
 /// passes) found by one comparison of words instead of a call to `memcmp`.
 #[inline]
-fn same_key(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn same_key(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }

@@ -95,7 +95,7 @@ pub struct RecordFile {
     pub(super) dirs: PageMap<(u8, u8, u64), Rc<Vec<PageRef>>>,
     pub(super) cache: Cache,
     /// Where pages are read and decrypted on their way to the cache.
-    scratch: Vec<u8>,
+    pub(super) scratch: Vec<u8>,
 }
 
 impl RecordFile {
@@ -244,7 +244,7 @@ impl RecordFile {
 
     /// Data or index page `logical`, from the cache without finding its ref when held
     /// there (a page enters the cache only after it authenticated against its ref).
-    fn page(&mut self, kind: Kind, logical: u64) -> Result<Page, RecordsError> {
+    pub(super) fn page(&mut self, kind: Kind, logical: u64) -> Result<Page, RecordsError> {
         // A data page is scanned: all of its lines at once.
         if let Some(p) = self
             .cache

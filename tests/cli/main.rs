@@ -17,6 +17,7 @@ mod okon;
 mod pg;
 mod records;
 mod records_age;
+mod records_batch;
 mod records_v1;
 mod serve;
 mod tiers;

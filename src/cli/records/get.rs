@@ -4,6 +4,7 @@ use super::super::generate::{EXIT_LOOKUP, ManExtra};
 use super::super::output::{display_path, open_input, stdout_text};
 use super::super::{Global, Status};
 use super::{SecretArgs, open_file, records_error};
+use crate::records::batch::BatchError;
 use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
@@ -19,7 +20,11 @@ data pages each one needs.
 Each request gets one answer in order: the record exactly as it was in the input (a line \
 end is added to a last line that had none), or an empty line when there is no such record. \
 Keys are exact bytes: for line files the line number, for CSV/TSV the field's text after \
-unquoting, for JSON lines the member's value. Exit status 1 when none was found.";
+unquoting, for JSON lines the member's value. Exit status 1 when none was found.
+
+Keys from a file (--keys FILE, or standard input redirected from a file) are looked up \
+together, up to a million at a time, each data page read and decrypted once for all of \
+them; keys from a pipe or a terminal are answered one by one as they arrive.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
@@ -71,6 +76,25 @@ pub struct Args {
 
     #[command(flatten)]
     pub recovery: super::RecoveryArgs,
+}
+
+/// The most keys of a `--keys` file looked up together.
+const BATCH_KEYS: usize = 1 << 20;
+
+/// The most bytes of keys of a `--keys` file looked up together.
+const BATCH_KEY_BYTES: usize = 16 << 20;
+
+/// Whether `path` (`-`: standard input) is a regular file, whose keys can be read ahead
+/// without keeping anyone waiting for an answer.
+fn is_regular_file(path: &std::path::Path) -> bool {
+    if path.as_os_str() == "-" {
+        #[cfg(unix)]
+        return rustix::fs::fstat(std::io::stdin())
+            .is_ok_and(|st| rustix::fs::FileType::from_raw_mode(st.st_mode).is_file());
+        #[cfg(not(unix))]
+        return false;
+    }
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
 /// Runs `veilkit records get`.
@@ -128,12 +152,64 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     }
     if let (Some(input), Some(path)) = (key_input.as_mut(), args.keys_from.as_deref()) {
         let mut lines = crate::streams::Lines::new(input);
-        while let Some((_, key)) = lines.next_line().with_context(|| display_path(path))? {
-            buf.clear();
-            let hit = file
-                .get_into(key, &mut buf)
-                .map_err(|e| records_error(e, &shown))?;
-            answer(&mut out, &mut buf, hit)?;
+        if !is_regular_file(path) {
+            // A pipe or a terminal: each key answered as it comes.
+            while let Some((_, key)) = lines.next_line().with_context(|| display_path(path))? {
+                buf.clear();
+                let hit = file
+                    .get_into(key, &mut buf)
+                    .map_err(|e| records_error(e, &shown))?;
+                answer(&mut out, &mut buf, hit)?;
+            }
+        } else {
+            // A file: its keys in batches (RecordFile::get_batch), answered in order;
+            // a key that cannot be read ends the keys after the batch before it.
+            let mut keys: Vec<u8> = Vec::new();
+            let mut ends: Vec<usize> = Vec::new();
+            loop {
+                keys.clear();
+                ends.clear();
+                let mut failed = None;
+                while ends.len() < BATCH_KEYS && keys.len() < BATCH_KEY_BYTES {
+                    match lines.next_line() {
+                        Ok(Some((_, key))) => {
+                            keys.extend_from_slice(key);
+                            ends.push(keys.len());
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
+                }
+                let batch: Vec<&[u8]> = ends
+                    .iter()
+                    .scan(0, |start, &end| {
+                        let key = &keys[*start..end];
+                        *start = end;
+                        Some(key)
+                    })
+                    .collect();
+                let done = batch.len() < BATCH_KEYS && keys.len() < BATCH_KEY_BYTES;
+                file.get_batch(&batch, |record| {
+                    buf.clear();
+                    if let Some(r) = record {
+                        buf.extend_from_slice(r);
+                    }
+                    answer(&mut out, &mut buf, record.is_some())
+                })
+                .map_err(|e| match e {
+                    BatchError::Records(e) => records_error(e, &shown),
+                    BatchError::Emit(e) => e,
+                })?;
+                if let Some(e) = failed {
+                    return Err(anyhow::Error::new(e).context(display_path(path)));
+                }
+                if done {
+                    break;
+                }
+            }
         }
     }
     out.flush().context("stdout")?;

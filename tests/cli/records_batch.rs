@@ -1,0 +1,148 @@
+//! `veilkit records get --keys FILE`: keys read from a file are looked up in batches
+//! (`RecordFile::get_batch`), keys from a pipe one by one; both answer alike, damage and
+//! bad key lines included.
+
+use super::common::{keyfile, std_veilkit, stderr_of, stdout_of, veilkit};
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+/// A record file of `rows` CSV rows (`id,value`) in 512-byte pages.
+fn sealed(dir: &Path, rows: usize, key: &Path) -> PathBuf {
+    let input: String = (0..rows)
+        .map(|i| format!("{i},value of {i}{}\n", "x".repeat(i % 50)))
+        .collect();
+    let src = dir.join("in.csv");
+    std::fs::write(&src, input).unwrap();
+    let out = dir.join("in.vkr");
+    veilkit()
+        .args(["records", "seal"])
+        .arg(&src)
+        .args([
+            "--no-header",
+            "--key-field",
+            "1",
+            "--page-size",
+            "512",
+            "-o",
+        ])
+        .arg(&out)
+        .arg("--key-file")
+        .arg(key)
+        .assert()
+        .success();
+    out
+}
+
+/// `records get FILE --keys ...` three ways: the keys file by name, as standard input
+/// redirected from it (both batched), and through a pipe (one by one).
+fn three_ways(file: &Path, key: &Path, keys: &Path) -> [Output; 3] {
+    let named = veilkit()
+        .args(["records", "get"])
+        .arg(file)
+        .arg("--keys")
+        .arg(keys)
+        .arg("--key-file")
+        .arg(key)
+        .output()
+        .unwrap();
+    let redirected = std_veilkit()
+        .args(["records", "get"])
+        .arg(file)
+        .args(["--keys", "-", "--key-file"])
+        .arg(key)
+        .stdin(Stdio::from(std::fs::File::open(keys).unwrap()))
+        .output()
+        .unwrap();
+    let piped = veilkit()
+        .args(["records", "get"])
+        .arg(file)
+        .args(["--keys", "-", "--key-file"])
+        .arg(key)
+        .write_stdin(std::fs::read(keys).unwrap())
+        .output()
+        .unwrap();
+    [named, redirected, piped]
+}
+
+fn assert_alike(outs: &[Output; 3]) {
+    for o in &outs[..2] {
+        assert_eq!(o.status.code(), outs[2].status.code(), "{}", stderr_of(o));
+        assert_eq!(stdout_of(o), stdout_of(&outs[2]));
+        assert_eq!(stderr_of(o), stderr_of(&outs[2]));
+    }
+}
+
+#[test]
+fn keys_from_a_file_are_answered_as_keys_from_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let file = sealed(dir.path(), 3000, &key);
+    let keys: String = (0..5000)
+        .map(|i| match i % 5 {
+            0 => format!("{}\n", i * 7 % 3000),
+            1 => format!("missing {i}\n"),
+            2 => "42\r\n".to_string(),
+            3 => "\n".to_string(),
+            _ => format!("{}\n", (i * 13 + 5) % 4000),
+        })
+        .collect();
+    let keys_path = dir.path().join("keys.txt");
+    std::fs::write(&keys_path, keys).unwrap();
+    let outs = three_ways(&file, &key, &keys_path);
+    assert_eq!(outs[2].status.code(), Some(0), "{}", stderr_of(&outs[2]));
+    assert!(stdout_of(&outs[2]).contains("42,value of 42"));
+    assert_alike(&outs);
+    // Nothing found: exit status 1 all the same.
+    std::fs::write(&keys_path, "none\nnone either\n").unwrap();
+    let outs = three_ways(&file, &key, &keys_path);
+    assert_eq!(outs[2].status.code(), Some(1));
+    assert_alike(&outs);
+}
+
+#[test]
+fn a_damaged_page_stops_a_file_of_keys_where_it_stops_a_pipe_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let file = sealed(dir.path(), 3000, &key);
+    let keys: String = (0..3000).map(|i| format!("{}\n", i * 7 % 3000)).collect();
+    let keys_path = dir.path().join("keys.txt");
+    std::fs::write(&keys_path, keys).unwrap();
+    let pristine = std::fs::read(&file).unwrap();
+    let mut failed = 0;
+    for at in [
+        pristine.len() / 2,
+        pristine.len() * 3 / 4,
+        pristine.len() - 100,
+    ] {
+        let mut bytes = pristine.clone();
+        bytes[at] ^= 0x20;
+        std::fs::write(&file, &bytes).unwrap();
+        let outs = three_ways(&file, &key, &keys_path);
+        failed += usize::from(outs[2].status.code() != Some(0));
+        assert_alike(&outs);
+    }
+    // The flips land in pages some key needs.
+    assert!(failed >= 2, "{failed}");
+}
+
+#[test]
+fn a_key_line_too_long_comes_after_the_answers_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let file = sealed(dir.path(), 300, &key);
+    let mut keys = String::from("1\n2\nnope\n3\n");
+    keys.push_str(&"9".repeat(2 << 20));
+    keys.push_str("\n4\n");
+    let keys_path = dir.path().join("keys.txt");
+    std::fs::write(&keys_path, keys).unwrap();
+    let outs = three_ways(&file, &key, &keys_path);
+    assert_ne!(outs[2].status.code(), Some(0));
+    assert!(stdout_of(&outs[2]).starts_with("1,value of 1x\n2,value of 2xx\n\n3,"));
+    assert!(!stdout_of(&outs[2]).contains("4,value"));
+    // The message names the input: it differs between a named file and stdin.
+    for o in &outs[..2] {
+        assert_eq!(o.status.code(), outs[2].status.code());
+        assert_eq!(stdout_of(o), stdout_of(&outs[2]));
+    }
+    assert_eq!(stderr_of(&outs[1]), stderr_of(&outs[2]));
+}
