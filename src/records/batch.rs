@@ -220,13 +220,11 @@ impl RecordFile {
 
 #[cfg(test)]
 mod tests {
-    use super::super::file::{RecordFile, Settings, seal};
+    use super::super::file::RecordFile;
     use super::super::format::{InputFormat, Unlock};
-    use super::super::input::{KeyField, parse};
-    use super::super::{InputRecord, RecordsError};
+    use super::super::tests::{append_csv, seal_bytes, settings};
     use super::BatchError;
     use crate::keys::Keyring;
-    use crate::progress::NoProgress;
     use proptest::prelude::*;
     use std::path::Path;
 
@@ -239,53 +237,11 @@ mod tests {
 
     /// A file of `rows` (keys `k0`...), then `appended` added by a commit.
     fn file(path: &Path, ring: &Keyring, page: u32, rows: &[(u16, u8)], appended: &[(u16, u8)]) {
-        let settings = Settings {
-            format: InputFormat::Csv,
-            header_row: false,
-            key_field: "1".into(),
-            page_size: page,
-            next_number: 0,
-            threads: 1,
-            compression: None,
-        };
-        let input = csv(rows);
-        let (prefix, mut recs) = parse(
-            &input,
-            InputFormat::Csv,
-            Some(&KeyField::Number(1)),
-            false,
-            1,
-        )
-        .unwrap();
-        let mut f = std::fs::File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(path)
-            .unwrap();
-        seal(
-            &mut recs,
-            prefix,
-            &settings,
-            &[Unlock::Keyring(ring)],
-            &mut f,
-            &NoProgress,
-        )
-        .unwrap();
+        let s = settings(InputFormat::Csv, "1", false, page);
+        seal_bytes(path, &csv(rows), &s, ring).unwrap();
         if !appended.is_empty() {
             let mut f = RecordFile::open(path, &[Unlock::Keyring(ring)], true).unwrap();
-            let more = csv(appended);
-            let (_, recs) = parse(
-                &more,
-                InputFormat::Csv,
-                Some(&KeyField::Number(1)),
-                false,
-                1,
-            )
-            .unwrap();
-            let recs: Vec<InputRecord<'_>> = recs.collect::<Result<_, _>>().unwrap();
-            f.commit(recs, Vec::new()).unwrap();
+            append_csv(&mut f, &csv(appended));
         }
     }
 
@@ -410,6 +366,5 @@ mod tests {
         });
         assert!(matches!(r, Err(BatchError::Emit("full"))));
         assert_eq!(n, 3);
-        let _: Option<RecordsError> = None;
     }
 }

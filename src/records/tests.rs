@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-fn settings(format: InputFormat, key: &str, header: bool, page: u32) -> Settings {
+pub(super) fn settings(format: InputFormat, key: &str, header: bool, page: u32) -> Settings {
     Settings {
         format,
         header_row: header,
@@ -24,7 +24,7 @@ fn settings(format: InputFormat, key: &str, header: bool, page: u32) -> Settings
     }
 }
 
-fn seal_bytes(
+pub(super) fn seal_bytes(
     path: &Path,
     input: &[u8],
     s: &Settings,
@@ -514,7 +514,7 @@ fn csv_records(recs: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
     recs.iter().flat_map(|(_, v)| v.clone()).collect()
 }
 
-fn append_csv(f: &mut RecordFile, input: &[u8]) -> (u64, u64, u64) {
+pub(super) fn append_csv(f: &mut RecordFile, input: &[u8]) -> (u64, u64, u64) {
     let (_, recs) = parse(
         input,
         InputFormat::Csv,
