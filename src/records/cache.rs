@@ -117,11 +117,15 @@ impl Cache {
         Some(held.clone())
     }
 
+    /// Removes a page, if held (making no block of the table for it).
     fn take(&mut self, k: (u8, u64)) -> Option<Page> {
-        match self.slot(k) {
-            Some(slot) => slot.take(),
-            None => self.pages.remove(&k),
+        if let Some(table) = self.dense.get_mut(usize::from(k.0))
+            && k.1 < self.limit
+        {
+            let i = k.1 as usize;
+            return table.get_mut(i / BLOCK)?.as_mut()?[i % BLOCK].take();
         }
+        self.pages.remove(&k)
     }
 
     /// Holds a copy of a page, evicting the oldest beyond the budget; returns the copy
@@ -217,6 +221,9 @@ mod tests {
         assert!(c.get((1, 999_998)).is_none());
         assert!(c.get((1, 0)).is_none());
         c.put((1, 999_998), &[8u8; 10]);
+        assert_eq!(blocks(&c), 1);
+        // Forgetting a page that is not held makes no block for it.
+        c.forget((1, 3));
         assert_eq!(blocks(&c), 1);
         c.put((1, 3), &[3u8; 10]);
         assert_eq!(blocks(&c), 2);

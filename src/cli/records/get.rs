@@ -1,7 +1,7 @@
 //! `veilkit records get`: records by key or number.
 
 use super::super::generate::{EXIT_LOOKUP, ManExtra};
-use super::super::output::{display_path, open_input, stdout_text};
+use super::super::output::{display_path, is_stdio, open_input, stdout_text};
 use super::super::{Global, Status};
 use super::{SecretArgs, open_file, records_error};
 use crate::records::batch::BatchError;
@@ -87,7 +87,7 @@ const BATCH_KEY_BYTES: usize = 16 << 20;
 /// Whether `path` (`-`: standard input) is a regular file, whose keys can be read ahead
 /// without keeping anyone waiting for an answer.
 fn is_regular_file(path: &std::path::Path) -> bool {
-    if path.as_os_str() == "-" {
+    if is_stdio(path) {
         #[cfg(unix)]
         return rustix::fs::fstat(std::io::stdin())
             .is_ok_and(|st| rustix::fs::FileType::from_raw_mode(st.st_mode).is_file());
@@ -169,14 +169,17 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             loop {
                 keys.clear();
                 ends.clear();
-                let mut failed = None;
+                let (mut failed, mut at_end) = (None, false);
                 while ends.len() < BATCH_KEYS && keys.len() < BATCH_KEY_BYTES {
                     match lines.next_line() {
                         Ok(Some((_, key))) => {
                             keys.extend_from_slice(key);
                             ends.push(keys.len());
                         }
-                        Ok(None) => break,
+                        Ok(None) => {
+                            at_end = true;
+                            break;
+                        }
                         Err(e) => {
                             failed = Some(e);
                             break;
@@ -191,7 +194,6 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                         Some(key)
                     })
                     .collect();
-                let done = batch.len() < BATCH_KEYS && keys.len() < BATCH_KEY_BYTES;
                 file.get_batch(&batch, |record| {
                     buf.clear();
                     if let Some(r) = record {
@@ -206,7 +208,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 if let Some(e) = failed {
                     return Err(anyhow::Error::new(e).context(display_path(path)));
                 }
-                if done {
+                if at_end {
                     break;
                 }
             }
