@@ -379,6 +379,60 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Damage anywhere (a flipped bit, a changed, inserted or removed byte, a cut):
+        /// the journal is refused (its header) or gives back a prefix of its entries,
+        /// and appending the rest makes the journal that was written.
+        #[test]
+        fn damage_anywhere_gives_back_a_prefix(
+            n in 1u32..6,
+            edit in 0u8..5,
+            at in proptest::prelude::any::<proptest::sample::Index>(),
+            byte in proptest::prelude::any::<u8>(),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("j");
+            let (_, mut a) = replay_all(&path);
+            for p in 0..n {
+                a.append(&entry(p)).unwrap();
+            }
+            a.sync().unwrap();
+            drop(a);
+            let full = std::fs::read(&path).unwrap();
+            let mut b = full.clone();
+            let i = at.index(b.len());
+            match edit {
+                0 => b[i] ^= 1 << (byte % 8),
+                1 => b[i] = byte,
+                2 => b.insert(i, byte),
+                3 => {
+                    b.remove(i);
+                }
+                _ => b.truncate(i),
+            }
+            std::fs::write(&path, &b).unwrap();
+            let Ok(mut r) = open(&path, HashKind::Sha1, "src") else {
+                // Only a damaged header is refused.
+                proptest::prop_assert!(i < header(HashKind::Sha1, "src").len());
+                return Ok(());
+            };
+            let mut got = Vec::new();
+            while let Some(e) = r.next_entry().unwrap() {
+                got.push(e);
+            }
+            proptest::prop_assert!(got.len() <= n as usize);
+            proptest::prop_assert_eq!(&got, &(0..got.len() as u32).map(entry).collect::<Vec<_>>());
+            let mut a = r.into_appender().unwrap();
+            for p in a.next()..n {
+                a.append(&entry(p)).unwrap();
+            }
+            a.sync().unwrap();
+            drop(a);
+            proptest::prop_assert_eq!(std::fs::read(&path).unwrap(), full);
+        }
+    }
+
     #[test]
     fn a_journal_of_another_download_is_refused() {
         let dir = tempfile::tempdir().unwrap();
