@@ -2,7 +2,8 @@
 //! 8-byte keys and 100-byte values (1M; 100K with `--quick`), one thread. Measures
 //! sealing, opening, random gets in-process (first and second pass, and with no page
 //! cache; the first pass's first tenth apart, beside the cost of first touching fresh
-//! memory on this machine, which that tenth pays to fill the cache), the batch `records get --keys` and a one-off `records get` through the real
+//! memory on this machine, which that tenth pays to fill the cache), `records get --keys` of a
+//! file and of a pipe, and a one-off `records get` through the real
 //! binary, and the file size; beside, in the same run, Tkrzw's HashDBM and TreeDBM
 //! (`tkrzw_dbm_perf`, without encryption: the Debian build has no AES codec, which would
 //! only slow it) and SQLCipher 4 (Python `sqlcipher3`), when installed. Medians.
@@ -308,33 +309,56 @@ fn main() {
         kf.push(b'\n');
     }
     std::fs::write(&keys_path, kf).unwrap();
-    let batch_secs: Vec<f64> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            let st = Command::new(bin)
-                .args(["records", "get"])
-                .arg(&path)
-                .arg("--keys")
+    // `--keys FILE` and `--keys -` from a pipe (`cat keys |`), interleaved.
+    let keys_run = |piped: bool| {
+        let mut cmd = Command::new(bin);
+        cmd.args(["records", "get"])
+            .arg(&path)
+            .arg("--keys")
+            .arg(if piped {
+                Path::new("-")
+            } else {
+                keys_path.as_path()
+            })
+            .arg("--key-file")
+            .arg(&key_path)
+            .stdout(Stdio::null());
+        let start = Instant::now();
+        let st = if piped {
+            let mut cat = Command::new("cat")
                 .arg(&keys_path)
-                .arg("--key-file")
-                .arg(&key_path)
-                .stdout(Stdio::null())
-                .status()
+                .stdout(Stdio::piped())
+                .spawn()
                 .unwrap();
-            assert!(st.success());
-            start.elapsed().as_secs_f64()
-        })
-        .collect();
-    let rates: Vec<String> = batch_secs
-        .iter()
-        .map(|s| format!("{:.0}K", batch.len() as f64 / s / 1e3))
-        .collect();
-    println!(
-        "{:<44} {:>10.0}K gets/s   (target >= 500K; runs: {})",
-        "records get --keys FILE, end to end (200K)",
-        batch.len() as f64 / median(batch_secs.clone()) / 1e3,
-        rates.join(", ")
-    );
+            let st = cmd.stdin(cat.stdout.take().unwrap()).status().unwrap();
+            assert!(cat.wait().unwrap().success());
+            st
+        } else {
+            cmd.status().unwrap()
+        };
+        assert!(st.success());
+        start.elapsed().as_secs_f64()
+    };
+    let (mut file_secs, mut pipe_secs) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        file_secs.push(keys_run(false));
+        pipe_secs.push(keys_run(true));
+    }
+    for (label, secs) in [
+        ("records get --keys FILE, end to end (200K)", file_secs),
+        ("cat keys | records get --keys - (200K)", pipe_secs),
+    ] {
+        let rates: Vec<String> = secs
+            .iter()
+            .map(|s| format!("{:.0}K", batch.len() as f64 / s / 1e3))
+            .collect();
+        println!(
+            "{:<44} {:>10.0}K gets/s   (target >= 500K; runs: {})",
+            label,
+            batch.len() as f64 / median(secs.clone()) / 1e3,
+            rates.join(", ")
+        );
+    }
     let one: Vec<f64> = (0..if quick { 5 } else { 31 })
         .map(|i| {
             let start = Instant::now();

@@ -5,12 +5,16 @@
 //! Nothing here knows about terminals or the command line; the CLI layer decides where
 //! streams come from and how errors are shown.
 
+#[cfg(unix)]
+mod arrived;
 mod atomic;
 mod chunk;
 mod direct;
 mod lines;
 mod threaded;
 
+#[cfg(unix)]
+pub use arrived::*;
 pub use atomic::*;
 pub use chunk::*;
 pub use direct::*;

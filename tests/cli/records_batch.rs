@@ -1,6 +1,7 @@
-//! `veilkit records get --keys FILE`: keys read from a file are looked up in batches
-//! (`RecordFile::get_batch`), keys from a pipe one by one; both answer alike, damage and
-//! bad key lines included.
+//! `veilkit records get --keys`: keys read from a file are looked up in batches of up to
+//! a million (`RecordFile::get_batch`), keys from a pipe in batches of what has arrived;
+//! both answer as the same keys given as arguments (looked up one by one), damage and
+//! bad key lines included, and a writer that waits for each answer gets it.
 
 use super::common::{keyfile, std_veilkit, stderr_of, stdout_of, veilkit};
 use std::path::{Path, PathBuf};
@@ -34,7 +35,7 @@ fn sealed(dir: &Path, rows: usize, key: &Path) -> PathBuf {
 }
 
 /// `records get FILE --keys ...` three ways: the keys file by name, as standard input
-/// redirected from it (both batched), and through a pipe (one by one).
+/// redirected from it, and through a pipe.
 fn three_ways(file: &Path, key: &Path, keys: &Path) -> [Output; 3] {
     let named = veilkit()
         .args(["records", "get"])
@@ -64,16 +65,34 @@ fn three_ways(file: &Path, key: &Path, keys: &Path) -> [Output; 3] {
     [named, redirected, piped]
 }
 
-fn assert_alike(outs: &[Output; 3]) {
-    for o in &outs[..2] {
-        assert_eq!(o.status.code(), outs[2].status.code(), "{}", stderr_of(o));
-        assert_eq!(stdout_of(o), stdout_of(&outs[2]));
-        assert_eq!(stderr_of(o), stderr_of(&outs[2]));
+/// The keys of `keys` given as arguments: each looked up on its own.
+fn one_by_one(file: &Path, key: &Path, keys: &Path) -> Output {
+    let text = std::fs::read_to_string(keys).unwrap();
+    let args: Vec<&str> = text
+        .lines()
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    veilkit()
+        .args(["records", "get"])
+        .arg(file)
+        .args(&args)
+        .arg("--key-file")
+        .arg(key)
+        .output()
+        .unwrap()
+}
+
+/// The three ways answer as the keys one by one.
+fn assert_alike(outs: &[Output; 3], one: &Output) {
+    for o in outs {
+        assert_eq!(o.status.code(), one.status.code(), "{}", stderr_of(o));
+        assert_eq!(stdout_of(o), stdout_of(one));
+        assert_eq!(stderr_of(o), stderr_of(one));
     }
 }
 
 #[test]
-fn keys_from_a_file_are_answered_as_keys_from_a_pipe() {
+fn keys_from_a_file_or_a_pipe_are_answered_as_one_by_one() {
     let dir = tempfile::tempdir().unwrap();
     let key = keyfile(dir.path(), "k.key");
     let file = sealed(dir.path(), 3000, &key);
@@ -91,16 +110,16 @@ fn keys_from_a_file_are_answered_as_keys_from_a_pipe() {
     let outs = three_ways(&file, &key, &keys_path);
     assert_eq!(outs[2].status.code(), Some(0), "{}", stderr_of(&outs[2]));
     assert!(stdout_of(&outs[2]).contains("42,value of 42"));
-    assert_alike(&outs);
+    assert_alike(&outs, &one_by_one(&file, &key, &keys_path));
     // Nothing found: exit status 1 all the same.
     std::fs::write(&keys_path, "none\nnone either\n").unwrap();
     let outs = three_ways(&file, &key, &keys_path);
     assert_eq!(outs[2].status.code(), Some(1));
-    assert_alike(&outs);
+    assert_alike(&outs, &one_by_one(&file, &key, &keys_path));
 }
 
 #[test]
-fn a_damaged_page_stops_a_file_of_keys_where_it_stops_a_pipe_of_them() {
+fn a_damaged_page_stops_the_keys_where_it_stops_them_one_by_one() {
     let dir = tempfile::tempdir().unwrap();
     let key = keyfile(dir.path(), "k.key");
     let file = sealed(dir.path(), 3000, &key);
@@ -119,7 +138,7 @@ fn a_damaged_page_stops_a_file_of_keys_where_it_stops_a_pipe_of_them() {
         std::fs::write(&file, &bytes).unwrap();
         let outs = three_ways(&file, &key, &keys_path);
         failed += usize::from(outs[2].status.code() != Some(0));
-        assert_alike(&outs);
+        assert_alike(&outs, &one_by_one(&file, &key, &keys_path));
     }
     // The flips land in pages some key needs.
     assert!(failed >= 2, "{failed}");
@@ -145,4 +164,53 @@ fn a_key_line_too_long_comes_after_the_answers_before_it() {
         assert_eq!(stdout_of(o), stdout_of(&outs[2]));
     }
     assert_eq!(stderr_of(&outs[1]), stderr_of(&outs[2]));
+}
+
+#[test]
+fn a_writer_that_waits_for_each_answer_gets_it() {
+    // As a coprocess: one key written, its answer read, then the next. Batching what has
+    // arrived must neither wait for more keys nor keep the answer in a buffer.
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let file = sealed(dir.path(), 300, &key);
+    let mut child = std_veilkit()
+        .args(["records", "get"])
+        .arg(&file)
+        .args(["--keys", "-", "--key-file"])
+        .arg(&key)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    use std::io::Write;
+    let wait = std::time::Duration::from_secs(20);
+    for k in ["7", "nope", "12"] {
+        stdin.write_all(format!("{k}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let got = rx.recv_timeout(wait);
+        let want = if k == "nope" {
+            String::new()
+        } else {
+            format!("{k},value of {k}")
+        };
+        assert!(
+            got.as_ref()
+                .is_ok_and(|g| g.starts_with(&want) && (k != "nope" || g.is_empty())),
+            "key {k}: {got:?}"
+        );
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
 }

@@ -1,8 +1,9 @@
 //! `veilkit records get`: records by key or number.
 
 use super::super::generate::{EXIT_LOOKUP, ManExtra};
-use super::super::output::{display_path, is_stdio, open_input, stdout_text};
+use super::super::output::stdout_text;
 use super::super::{Global, Status};
+use super::get_keys::{KeyInput, Step};
 use super::{SecretArgs, open_file, records_error};
 use crate::records::batch::BatchError;
 use anyhow::Context;
@@ -22,9 +23,12 @@ end is added to a last line that had none), or an empty line when there is no su
 Keys are exact bytes: for line files the line number, for CSV/TSV the field's text after \
 unquoting, for JSON lines the member's value. Exit status 1 when none was found.
 
-Keys from a file (--keys FILE, or standard input redirected from a file) are looked up \
-together, up to a million at a time, each data page read and decrypted once for all of \
-them; keys from a pipe or a terminal are answered one by one as they arrive.";
+Keys from --keys are looked up together, each data page read and decrypted once for all \
+the keys of a batch that need it: from a file (--keys FILE, or standard input redirected \
+from a file), up to a million at a time; from a pipe or a terminal, the keys that have \
+arrived (veilkit waits a few milliseconds for more behind a writer that fills the pipe), \
+their answers written out before veilkit waits for more keys, so a program that writes a \
+key and waits for its answer gets it.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
@@ -78,24 +82,9 @@ pub struct Args {
     pub recovery: super::RecoveryArgs,
 }
 
-/// The most keys of a `--keys` file looked up together.
-const BATCH_KEYS: usize = 1 << 20;
-
-/// The most bytes of keys of a `--keys` file looked up together.
-const BATCH_KEY_BYTES: usize = 16 << 20;
-
-/// Whether `path` (`-`: standard input) is a regular file, whose keys can be read ahead
-/// without keeping anyone waiting for an answer.
-fn is_regular_file(path: &std::path::Path) -> bool {
-    if is_stdio(path) {
-        #[cfg(unix)]
-        return rustix::fs::fstat(std::io::stdin())
-            .is_ok_and(|st| rustix::fs::FileType::from_raw_mode(st.st_mode).is_file());
-        #[cfg(not(unix))]
-        return false;
-    }
-    std::fs::metadata(path).is_ok_and(|m| m.is_file())
-}
+/// Batches of fewer keys are looked up one by one: a batch pays off when its keys share
+/// pages.
+const FEW_KEYS: usize = 64;
 
 /// Runs `veilkit records get`.
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
@@ -106,7 +95,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         .secrets
         .load(false, crate::records::format::ARGON_DEFAULT, false)?;
     // Open the key list first: a missing file is reported before any output.
-    let mut key_input = args.keys_from.as_deref().map(open_input).transpose()?;
+    let mut key_input = args.keys_from.as_deref().map(KeyInput::open).transpose()?;
     let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;
     let shown = args.file.display().to_string();
     // -q: the exit status alone answers, as with grep -q.
@@ -150,51 +139,22 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         };
         answer(&mut out, &mut buf, hit)?;
     }
-    if let (Some(input), Some(path)) = (key_input.as_mut(), args.keys_from.as_deref()) {
-        let mut lines = crate::streams::Lines::new(input);
-        if !is_regular_file(path) {
-            // A pipe or a terminal: each key answered as it comes.
-            while let Some((_, key)) = lines.next_line().with_context(|| display_path(path))? {
-                buf.clear();
-                let hit = file
-                    .get_into(key, &mut buf)
-                    .map_err(|e| records_error(e, &shown))?;
-                answer(&mut out, &mut buf, hit)?;
-            }
-        } else {
-            // A file: its keys in batches (RecordFile::get_batch), answered in order;
-            // a key that cannot be read ends the keys after the batch before it.
-            let mut keys: Vec<u8> = Vec::new();
-            let mut ends: Vec<usize> = Vec::new();
-            loop {
-                keys.clear();
-                ends.clear();
-                let (mut failed, mut at_end) = (None, false);
-                while ends.len() < BATCH_KEYS && keys.len() < BATCH_KEY_BYTES {
-                    match lines.next_line() {
-                        Ok(Some((_, key))) => {
-                            keys.extend_from_slice(key);
-                            ends.push(keys.len());
-                        }
-                        Ok(None) => {
-                            at_end = true;
-                            break;
-                        }
-                        Err(e) => {
-                            failed = Some(e);
-                            break;
-                        }
-                    }
+    if let Some(input) = key_input.as_mut() {
+        input.each_batch(|step| match step {
+            // A few keys (a slow writer's, a person's): one by one, through the page
+            // cache, which a long run of them fills as gets of single keys do.
+            Step::Keys(keys) if keys.len() < FEW_KEYS => {
+                for key in keys {
+                    buf.clear();
+                    let hit = file
+                        .get_into(key, &mut buf)
+                        .map_err(|e| records_error(e, &shown))?;
+                    answer(&mut out, &mut buf, hit)?;
                 }
-                let batch: Vec<&[u8]> = ends
-                    .iter()
-                    .scan(0, |start, &end| {
-                        let key = &keys[*start..end];
-                        *start = end;
-                        Some(key)
-                    })
-                    .collect();
-                file.get_batch(&batch, |record| {
+                Ok(())
+            }
+            Step::Keys(keys) => file
+                .get_batch(keys, |record| {
                     buf.clear();
                     if let Some(r) = record {
                         buf.extend_from_slice(r);
@@ -204,15 +164,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 .map_err(|e| match e {
                     BatchError::Records(e) => records_error(e, &shown),
                     BatchError::Emit(e) => e,
-                })?;
-                if let Some(e) = failed {
-                    return Err(anyhow::Error::new(e).context(display_path(path)));
-                }
-                if at_end {
-                    break;
-                }
-            }
-        }
+                }),
+            Step::Wait => out.flush().context("stdout"),
+        })?;
     }
     out.flush().context("stdout")?;
     Ok(if found {

@@ -5,6 +5,7 @@ pub mod decrypt_fields;
 pub mod delete;
 pub mod encrypt_fields;
 pub mod get;
+mod get_keys;
 pub mod info;
 pub mod open;
 pub mod rekey;

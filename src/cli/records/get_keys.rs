@@ -1,0 +1,171 @@
+//! The keys of `records get --keys PATH`, handed out in batches: a regular file's up to
+//! a million at a time; a pipe's, socket's or terminal's as they arrive (everything
+//! that can be read without waiting), so that a fast writer gets large batches and a
+//! slow one (or a person typing) an answer for each line before veilkit waits again.
+
+use super::super::output::{display_path, enlarge_pipe, is_stdio, take_stdin};
+use crate::streams::{
+    LINE_CAP, LINGER, LineTooLong, Lines, read_arrived, ready_now, strip_line_end,
+};
+use anyhow::Context;
+use std::fs::File;
+use std::io::BufReader;
+use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
+
+/// The most keys looked up together.
+pub const BATCH_KEYS: usize = 1 << 20;
+
+/// The most bytes of keys looked up together.
+pub const BATCH_KEY_BYTES: usize = 16 << 20;
+
+/// What [`KeyInput::each_batch`] hands out.
+pub enum Step<'a> {
+    /// The next keys, in order.
+    Keys(&'a [&'a [u8]]),
+    /// The keys so far were handed out and the next have not arrived: write out what is
+    /// buffered before veilkit waits for them.
+    Wait,
+}
+
+/// Where the keys come from.
+pub struct KeyInput {
+    path: PathBuf,
+    from: From,
+}
+
+enum From {
+    /// A regular file: read ahead.
+    Regular(Lines<BufReader<File>>),
+    /// Anything else: what has arrived.
+    Arriving(File),
+}
+
+impl KeyInput {
+    /// Opens `path` (`-`: standard input).
+    pub fn open(path: &Path) -> anyhow::Result<KeyInput> {
+        let file = if is_stdio(path) {
+            take_stdin("the input")?;
+            enlarge_pipe(0);
+            let fd = std::io::stdin().as_fd().try_clone_to_owned();
+            File::from(fd.context("stdin")?)
+        } else {
+            File::open(path).with_context(|| display_path(path))?
+        };
+        let regular = file
+            .metadata()
+            .with_context(|| display_path(path))?
+            .is_file();
+        let from = if regular {
+            From::Regular(Lines::new(BufReader::with_capacity(1 << 20, file)))
+        } else {
+            From::Arriving(file)
+        };
+        Ok(KeyInput {
+            path: path.to_path_buf(),
+            from,
+        })
+    }
+
+    /// Calls `step` with each batch of keys in order, and with [`Step::Wait`] before
+    /// waiting for keys that have not arrived. A line that cannot be read (too long, an
+    /// I/O error) ends the keys: the keys before it are handed out, then its error
+    /// returned.
+    pub fn each_batch(
+        &mut self,
+        mut step: impl FnMut(Step<'_>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let shown = || display_path(&self.path);
+        match &mut self.from {
+            From::Regular(lines) => {
+                let mut keys: Vec<u8> = Vec::new();
+                let mut ends: Vec<usize> = Vec::new();
+                loop {
+                    keys.clear();
+                    ends.clear();
+                    let (mut failed, mut at_end) = (None, false);
+                    while ends.len() < BATCH_KEYS && keys.len() < BATCH_KEY_BYTES {
+                        match lines.next_line() {
+                            Ok(Some((_, key))) => {
+                                keys.extend_from_slice(key);
+                                ends.push(keys.len());
+                            }
+                            Ok(None) => {
+                                at_end = true;
+                                break;
+                            }
+                            Err(e) => {
+                                failed = Some(e);
+                                break;
+                            }
+                        }
+                    }
+                    let batch: Vec<&[u8]> = ends
+                        .iter()
+                        .scan(0, |start, &end| {
+                            let key = &keys[*start..end];
+                            *start = end;
+                            Some(key)
+                        })
+                        .collect();
+                    step(Step::Keys(&batch))?;
+                    if let Some(e) = failed {
+                        return Err(anyhow::Error::new(e).context(shown()));
+                    }
+                    if at_end {
+                        return Ok(());
+                    }
+                }
+            }
+            From::Arriving(input) => {
+                let mut pending: Vec<u8> = Vec::new();
+                // Lines answered so far.
+                let mut line = 0u64;
+                loop {
+                    let max = pending.len() + BATCH_KEY_BYTES;
+                    let ended =
+                        read_arrived(input, &mut pending, max, LINGER).with_context(shown)?;
+                    // Whole lines: up to the last line end (everything at the end).
+                    let whole = if ended {
+                        pending.len()
+                    } else {
+                        memchr::memrchr(b'\n', &pending).map_or(0, |i| i + 1)
+                    };
+                    let mut batch: Vec<&[u8]> = Vec::new();
+                    let mut too_long = None;
+                    for piece in pending[..whole].split_inclusive(|&b| b == b'\n') {
+                        if piece.len() > LINE_CAP {
+                            too_long = Some(line + batch.len() as u64 + 1);
+                            break;
+                        }
+                        batch.push(strip_line_end(piece));
+                    }
+                    if too_long.is_none() && pending.len() - whole > LINE_CAP {
+                        // A line not ended yet, already longer than the cap.
+                        too_long = Some(line + batch.len() as u64 + 1);
+                    }
+                    for part in batch.chunks(BATCH_KEYS) {
+                        step(Step::Keys(part))?;
+                    }
+                    line += batch.len() as u64;
+                    if let Some(line) = too_long {
+                        let e = LineTooLong {
+                            line,
+                            cap: LINE_CAP,
+                        }
+                        .into_io();
+                        return Err(anyhow::Error::new(e).context(shown()));
+                    }
+                    drop(batch);
+                    pending.drain(..whole);
+                    if ended {
+                        return Ok(());
+                    }
+                    if !ready_now(&*input).with_context(shown)? {
+                        step(Step::Wait)?;
+                    }
+                }
+            }
+        }
+    }
+}
