@@ -169,3 +169,64 @@ impl KeyInput {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::io::Write;
+
+    /// The keys `each_batch` hands out for `text`, written into a pipe in `pieces`.
+    fn arriving(text: &[u8], pieces: &[usize]) -> Vec<Vec<u8>> {
+        let (r, w) = rustix::pipe::pipe().unwrap();
+        let mut w = File::from(w);
+        let (text, pieces) = (text.to_vec(), pieces.to_vec());
+        let writer = std::thread::spawn(move || {
+            let mut at = 0;
+            for &n in pieces.iter().cycle() {
+                if at >= text.len() {
+                    break;
+                }
+                let end = (at + n.max(1)).min(text.len());
+                w.write_all(&text[at..end]).unwrap();
+                w.flush().unwrap();
+                at = end;
+                std::thread::yield_now();
+            }
+        });
+        let mut input = KeyInput {
+            path: PathBuf::from("-"),
+            from: From::Arriving(File::from(r)),
+        };
+        let mut keys = Vec::new();
+        input
+            .each_batch(|step| {
+                if let Step::Keys(batch) = step {
+                    keys.extend(batch.iter().map(|k| k.to_vec()));
+                }
+                Ok(())
+            })
+            .unwrap();
+        writer.join().unwrap();
+        keys
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Keys from a pipe, however the writer splits its writes, are the lines a
+        /// file's reading gives: CR LF and LF, empty lines, a last line without an end.
+        #[test]
+        fn keys_that_arrive_are_the_lines_of_the_text(
+            text in proptest::collection::vec(
+                prop_oneof![Just(b'a'), Just(b'b'), Just(b'\r'), Just(b'\n')], 0..400),
+            pieces in proptest::collection::vec(1usize..50, 1..8),
+        ) {
+            let mut lines = Lines::new(&text[..]);
+            let mut want = Vec::new();
+            while let Some((_, line)) = lines.next_line().unwrap() {
+                want.push(line.to_vec());
+            }
+            prop_assert_eq!(arriving(&text, &pieces), want);
+        }
+    }
+}
