@@ -131,6 +131,8 @@ impl KeyInput {
                     } else {
                         memchr::memrchr(b'\n', &pending).map_or(0, |i| i + 1)
                     };
+                    // At most BATCH_KEYS keys at a time: lines of a byte or two do not
+                    // make a table of millions.
                     let mut batch: Vec<&[u8]> = Vec::new();
                     let mut too_long = None;
                     for piece in pending[..whole].split_inclusive(|&b| b == b'\n') {
@@ -139,15 +141,20 @@ impl KeyInput {
                             break;
                         }
                         batch.push(strip_line_end(piece));
+                        if batch.len() == BATCH_KEYS {
+                            step(Step::Keys(&batch))?;
+                            line += batch.len() as u64;
+                            batch.clear();
+                        }
                     }
                     if too_long.is_none() && pending.len() - whole > LINE_CAP {
                         // A line not ended yet, already longer than the cap.
                         too_long = Some(line + batch.len() as u64 + 1);
                     }
-                    for part in batch.chunks(BATCH_KEYS) {
-                        step(Step::Keys(part))?;
+                    if !batch.is_empty() {
+                        step(Step::Keys(&batch))?;
+                        line += batch.len() as u64;
                     }
-                    line += batch.len() as u64;
                     if let Some(line) = too_long {
                         let e = LineTooLong {
                             line,
