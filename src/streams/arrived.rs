@@ -133,19 +133,19 @@ mod tests {
         let writer = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(30));
             w.write_all(b"more\n").unwrap();
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(500));
             w.write_all(b"late\n").unwrap();
             w
         });
         let mut buf = Vec::new();
-        let linger = Duration::from_millis(200);
+        let linger = Duration::from_secs(2);
         assert!(!read_arrived(&mut r, &mut buf, 4 << 20, linger).unwrap());
         assert_eq!(
             buf.len(),
             BULK + 5,
             "the bytes 30 ms later came into the batch"
         );
-        // "more" was a small read: no lingering for "late", 100 ms later.
+        // "more" was a small read: no lingering for "late", 500 ms later.
         assert!(buf.ends_with(b"more\n"));
         let w = writer.join().unwrap();
         buf.clear();
