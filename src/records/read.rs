@@ -98,6 +98,14 @@ pub struct RecordFile {
     pub(super) scratch: Vec<u8>,
 }
 
+/// The page reader of a `RecordFile`, borrowing only the fields it reads (a macro, not
+/// a method, so that the caller may borrow the caches and the scratch buffer beside it).
+macro_rules! page_reader {
+    ($f:expr) => {
+        reader_of(&$f.file, &$f.keys, &$f.header, &$f.root, $f.page_size)
+    };
+}
+
 impl RecordFile {
     /// Opens a file with one of `unlocks` (the first that opens a slot).
     pub fn open(
@@ -229,13 +237,7 @@ impl RecordFile {
             return Ok(p);
         }
         // Read and decrypted in the file's buffer, then copied once, into the cache.
-        let reader = reader_of(
-            &self.file,
-            &self.keys,
-            &self.header,
-            &self.root,
-            self.page_size,
-        );
+        let reader = page_reader!(self);
         let cache = &mut self.cache;
         reader.with_page(kind, logical, r, &mut self.scratch, |p| {
             cache.put((kind as u8, logical), p)
@@ -276,13 +278,7 @@ impl RecordFile {
     /// The ref of data or index page `logical`.
     pub(super) fn page_ref(&mut self, kind: Kind, logical: u64) -> Result<PageRef, RecordsError> {
         let cap = dir_capacity(self.page_size);
-        let reader = reader_of(
-            &self.file,
-            &self.keys,
-            &self.header,
-            &self.root,
-            self.page_size,
-        );
+        let reader = page_reader!(self);
         let (list, dir_kind) = if kind == Kind::Data {
             (&self.root.data, Kind::DataDir)
         } else {
@@ -297,13 +293,7 @@ impl RecordFile {
     /// The number of data or index pages.
     pub(super) fn page_count(&mut self, kind: Kind) -> Result<u64, RecordsError> {
         let cap = dir_capacity(self.page_size);
-        let reader = reader_of(
-            &self.file,
-            &self.keys,
-            &self.header,
-            &self.root,
-            self.page_size,
-        );
+        let reader = page_reader!(self);
         let (list, dir_kind) = if kind == Kind::Data {
             (&self.root.data, Kind::DataDir)
         } else {
@@ -435,13 +425,7 @@ impl RecordFile {
                 return Ok(Some(p[rec.raw.clone()].to_vec()));
             }
             let r = entries[j];
-            let reader = reader_of(
-                &self.file,
-                &self.keys,
-                &self.header,
-                &self.root,
-                self.page_size,
-            );
+            let reader = page_reader!(self);
             entries =
                 RecordFile::dir_entries(&mut self.dirs, &reader, Kind::DataDir, level, index, &r)?;
             base = index * cap;
@@ -473,13 +457,7 @@ impl RecordFile {
 
     /// A page reader of this file.
     pub(super) fn reader(&self) -> PageReader<'_> {
-        reader_of(
-            &self.file,
-            &self.keys,
-            &self.header,
-            &self.root,
-            self.page_size,
-        )
+        page_reader!(self)
     }
 
     /// Writes the input's header row and every live record to `out`: the original
