@@ -6,6 +6,7 @@ use super::super::{Global, Status};
 use super::get_keys::{KeyInput, Step};
 use super::{SecretArgs, open_file, records_error};
 use crate::records::batch::BatchError;
+use crate::records::file::RecordFile;
 use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
@@ -86,6 +87,35 @@ pub struct Args {
 /// pages.
 const FEW_KEYS: usize = 64;
 
+/// Writes one request's answer: the record in `buf` (`hit`), given a line end if it has
+/// none, or an empty line. Returns `hit`.
+fn answer(out: &mut dyn Write, buf: &mut Vec<u8>, hit: bool) -> anyhow::Result<bool> {
+    if buf.last().is_some_and(|&c| c != b'\n') {
+        buf.push(b'\n');
+    }
+    if !hit {
+        buf.push(b'\n');
+    }
+    out.write_all(buf).context("stdout")?;
+    Ok(hit)
+}
+
+/// Looks up `key` on its own (through the page cache) and writes its answer: whether it
+/// was found.
+fn get_one(
+    file: &mut RecordFile,
+    key: &[u8],
+    buf: &mut Vec<u8>,
+    out: &mut dyn Write,
+    shown: &str,
+) -> anyhow::Result<bool> {
+    buf.clear();
+    let hit = file
+        .get_into(key, buf)
+        .map_err(|e| records_error(e, shown))?;
+    answer(out, buf, hit)
+}
+
 /// Runs `veilkit records get`.
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     if args.keys.is_empty() && args.records.is_empty() && args.keys_from.is_none() {
@@ -106,27 +136,13 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     };
     let mut found = false;
     let mut buf: Vec<u8> = Vec::with_capacity(4096);
-    let mut answer = |out: &mut dyn Write, buf: &mut Vec<u8>, hit: bool| -> anyhow::Result<()> {
-        found |= hit;
-        if buf.last().is_some_and(|&c| c != b'\n') {
-            buf.push(b'\n');
-        }
-        if !hit {
-            buf.push(b'\n');
-        }
-        out.write_all(buf).context("stdout")
-    };
     if args.header
         && let Some(h) = file.prefix().map_err(|e| records_error(e, &shown))?
     {
         out.write_all(&h).context("stdout")?;
     }
     for key in &args.keys {
-        buf.clear();
-        let hit = file
-            .get_into(key.as_bytes(), &mut buf)
-            .map_err(|e| records_error(e, &shown))?;
-        answer(&mut out, &mut buf, hit)?;
+        found |= get_one(&mut file, key.as_bytes(), &mut buf, &mut out, &shown)?;
     }
     for &n in &args.records {
         buf.clear();
@@ -137,7 +153,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             }
             None => false,
         };
-        answer(&mut out, &mut buf, hit)?;
+        found |= answer(&mut out, &mut buf, hit)?;
     }
     if let Some(input) = key_input.as_mut() {
         input.each_batch(|step| match step {
@@ -145,11 +161,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             // cache, which a long run of them fills as gets of single keys do.
             Step::Keys(keys) if keys.len() < FEW_KEYS => {
                 for key in keys {
-                    buf.clear();
-                    let hit = file
-                        .get_into(key, &mut buf)
-                        .map_err(|e| records_error(e, &shown))?;
-                    answer(&mut out, &mut buf, hit)?;
+                    found |= get_one(&mut file, key, &mut buf, &mut out, &shown)?;
                 }
                 Ok(())
             }
@@ -159,7 +171,8 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                     if let Some(r) = record {
                         buf.extend_from_slice(r);
                     }
-                    answer(&mut out, &mut buf, record.is_some())
+                    found |= answer(&mut out, &mut buf, record.is_some())?;
+                    Ok(())
                 })
                 .map_err(|e| match e {
                     BatchError::Records(e) => records_error(e, &shown),
