@@ -2,14 +2,13 @@
 //! page and the root, and the HMAC that makes lookup tokens.
 
 use super::RecordsError;
+use super::aead::PageAead;
 use super::pages::{Kind, PAGE_OVERHEAD};
-use aes_gcm_siv::Aes256GcmSiv;
-use aes_gcm_siv::aead::{AeadInOut, KeyInit};
 use zeroize::Zeroizing;
 
 /// The keys of an open file: pages, tokens.
 pub struct FileKeys {
-    pages: Aes256GcmSiv,
+    pages: PageAead,
     tokens: super::hmac256::Hmac256,
     data_key: Zeroizing<[u8; 32]>,
 }
@@ -42,7 +41,7 @@ impl FileKeys {
         let mut tk = Zeroizing::new([0u8; 32]);
         crate::keys::derive(data_key, 0, "records/tokens", b"", tk.as_mut());
         FileKeys {
-            pages: Aes256GcmSiv::new_from_slice(pk.as_ref()).expect("32-byte key"),
+            pages: PageAead::new(&pk),
             tokens: super::hmac256::Hmac256::new(tk.as_ref()),
             data_key: Zeroizing::new(*data_key),
         }
@@ -87,8 +86,8 @@ impl FileKeys {
         let aad = page_aad(file_id, kind, logical, generation);
         let tag = self
             .pages
-            .encrypt_inout_detached(&nonce.into(), &aad, buf.into())
-            .map_err(|_| RecordsError::TooLarge)?;
+            .seal(&nonce, &aad, buf)
+            .ok_or(RecordsError::TooLarge)?;
         out[12 + body..page_size].copy_from_slice(&tag);
         Ok(())
     }
@@ -103,19 +102,13 @@ impl FileKeys {
         generation: u64,
         page: &'a mut [u8],
     ) -> Option<&'a [u8]> {
-        let n = page.len();
-        if n < PAGE_OVERHEAD {
+        if page.len() < PAGE_OVERHEAD {
             return None;
         }
-        let (head, rest) = page.split_at_mut(12);
-        let (body, tag) = rest.split_at_mut(n - PAGE_OVERHEAD);
-        let nonce: [u8; 12] = head.try_into().ok()?;
-        let tag: [u8; 16] = (&*tag).try_into().ok()?;
+        let (head, sealed) = page.split_at_mut(12);
+        let nonce: [u8; 12] = (&*head).try_into().ok()?;
         let aad = page_aad(file_id, kind, logical, generation);
-        self.pages
-            .decrypt_inout_detached(&nonce.into(), &aad, (&mut *body).into(), &tag.into())
-            .ok()?;
-        Some(body)
+        self.pages.open(&nonce, &aad, sealed).map(|b| &*b)
     }
 
     /// Seals the root under `nonce` with `ROOT_LABEL ‖ header` as associated data
@@ -130,8 +123,8 @@ impl FileKeys {
         let aad = [ROOT_LABEL, header].concat();
         let tag = self
             .pages
-            .encrypt_inout_detached(&(*nonce).into(), &aad, buf.as_mut_slice().into())
-            .map_err(|_| RecordsError::TooLarge)?;
+            .seal(nonce, &aad, &mut buf)
+            .ok_or(RecordsError::TooLarge)?;
         buf.extend_from_slice(&tag);
         Ok(buf)
     }
@@ -139,21 +132,10 @@ impl FileKeys {
     /// Opens a root sealed by [`FileKeys::seal_root`]; `None` when it does not
     /// authenticate.
     pub fn open_root(&self, header: &[u8], nonce: &[u8; 12], sealed: &[u8]) -> Option<Vec<u8>> {
-        if sealed.len() < 16 {
-            return None;
-        }
-        let (ct, tag) = sealed.split_at(sealed.len() - 16);
-        let mut buf = ct.to_vec();
-        let tag: [u8; 16] = tag.try_into().ok()?;
+        let mut buf = sealed.to_vec();
         let aad = [ROOT_LABEL, header].concat();
-        self.pages
-            .decrypt_inout_detached(
-                &(*nonce).into(),
-                &aad,
-                buf.as_mut_slice().into(),
-                &tag.into(),
-            )
-            .ok()?;
+        let n = self.pages.open(nonce, &aad, &mut buf)?.len();
+        buf.truncate(n);
         Some(buf)
     }
 }

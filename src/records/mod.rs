@@ -3,6 +3,7 @@
 //! updated copy-on-write; and field-level encryption of CSV/TSV streams with lookup
 //! tokens.
 
+pub mod aead;
 pub mod age;
 mod arena;
 pub mod batch;
