@@ -197,7 +197,7 @@ fn sqlcipher(n: usize, input: &Path, dir: &Path) -> Option<(f64, f64, u64)> {
 fn page_aead_rows(runs: usize) {
     use aes_gcm_siv::aead::{AeadInOut, KeyInit};
     let (key, nonce, aad) = ([7u8; 32], [9u8; 12], [1u8; 37]);
-    let ours = veilkit::records::aead::PageAead::new(&key);
+    let ours = veilkit::records::aead::GcmSiv::new(&key);
     let rc = aes_gcm_siv::Aes256GcmSiv::new_from_slice(&key).unwrap();
     let mut sealed = vec![3u8; 4096 - 28];
     let tag = ours.seal(&nonce, &aad, &mut sealed).unwrap();

@@ -84,7 +84,7 @@ pub(super) fn run(options: &Options, progress: &dyn Progress) -> Table {
     let iv = [0x24u8; 16];
     let nonce = [0x24u8; 12];
     let siv = aes_gcm_siv::Aes256GcmSiv::new(&key.into());
-    let pages = crate::records::aead::PageAead::new(&key);
+    let pages = crate::records::aead::GcmSiv::new(&key);
     let gcm = aes_gcm::Aes256Gcm::new(&key.into());
     let chacha = chacha20poly1305::ChaCha20Poly1305::new(&key.into());
     type Ctr = ctr::Ctr128BE<aes::Aes256>;

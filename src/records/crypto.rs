@@ -2,13 +2,13 @@
 //! page and the root, and the HMAC that makes lookup tokens.
 
 use super::RecordsError;
-use super::aead::PageAead;
+use super::aead::GcmSiv;
 use super::pages::{Kind, PAGE_OVERHEAD};
 use zeroize::Zeroizing;
 
 /// The keys of an open file: pages, tokens.
 pub struct FileKeys {
-    pages: PageAead,
+    pages: GcmSiv,
     tokens: super::hmac256::Hmac256,
     data_key: Zeroizing<[u8; 32]>,
 }
@@ -41,7 +41,7 @@ impl FileKeys {
         let mut tk = Zeroizing::new([0u8; 32]);
         crate::keys::derive(data_key, 0, "records/tokens", b"", tk.as_mut());
         FileKeys {
-            pages: PageAead::new(&pk),
+            pages: GcmSiv::new(&pk),
             tokens: super::hmac256::Hmac256::new(tk.as_ref()),
             data_key: Zeroizing::new(*data_key),
         }

@@ -1,10 +1,9 @@
 //! Field-level encryption of CSV/TSV streams, with keyed lookup tokens
 //! (`docs/RECORDS-FORMAT.md`, last section).
 
+use super::aead::{GcmSiv, TAG};
 use crate::delimited::{Dialect, ReadError, Reader, Row, write_field};
 use crate::keys::Keyring;
-use aes_gcm_siv::Aes256GcmSiv;
-use aes_gcm_siv::aead::{AeadInOut, KeyInit};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::io::{Read, Write};
@@ -110,7 +109,7 @@ type Plan = (Vec<usize>, Vec<usize>, Vec<Vec<u8>>);
 const FORMAT_1: u8 = 0x40;
 
 struct FieldKeys {
-    cipher: Aes256GcmSiv,
+    cipher: GcmSiv,
     tokens: super::hmac256::Hmac256,
     byte0: u8,
 }
@@ -121,7 +120,7 @@ fn field_keys(key: &crate::keys::MasterKey, context: &[u8]) -> FieldKeys {
     let mut t = Zeroizing::new([0u8; 32]);
     key.derive("records/field-tokens", context, t.as_mut());
     FieldKeys {
-        cipher: Aes256GcmSiv::new_from_slice(k.as_ref()).expect("32-byte key"),
+        cipher: GcmSiv::new(&k),
         tokens: super::hmac256::Hmac256::new(t.as_ref()),
         byte0: FORMAT_1 | (key.id() & 0x3f) as u8,
     }
@@ -135,15 +134,14 @@ fn aad(column: &[u8]) -> Vec<u8> {
 fn seal(k: &FieldKeys, column: &[u8], value: &[u8]) -> Result<String, FieldError> {
     let mut nonce = [0u8; 12];
     getrandom::fill(&mut nonce).map_err(|e| std::io::Error::other(e.to_string()))?;
-    let mut buf = value.to_vec();
-    let tag = k
-        .cipher
-        .encrypt_inout_detached(&nonce.into(), &aad(column), buf.as_mut_slice().into())
-        .map_err(|_| std::io::Error::other("value too long"))?;
-    let mut out = Vec::with_capacity(29 + value.len());
+    let mut out = Vec::with_capacity(13 + value.len() + TAG);
     out.push(k.byte0);
     out.extend_from_slice(&nonce);
-    out.extend_from_slice(&buf);
+    out.extend_from_slice(value);
+    let tag = k
+        .cipher
+        .seal(&nonce, &aad(column), &mut out[13..])
+        .ok_or_else(|| std::io::Error::other("value too long"))?;
     out.extend_from_slice(&tag);
     Ok(URL_SAFE_NO_PAD.encode(out))
 }
@@ -377,18 +375,12 @@ pub fn decrypt(
                 }
                 let k = keys[bits as usize].as_ref().expect("set above");
                 let nonce: [u8; 12] = raw[1..13].try_into().expect("12 bytes");
-                let (ct, tag) = raw[13..].split_at(raw.len() - 13 - 16);
-                let tag: [u8; 16] = tag.try_into().expect("16 bytes");
-                let mut buf = Zeroizing::new(ct.to_vec());
-                k.cipher
-                    .decrypt_inout_detached(
-                        &nonce.into(),
-                        &aad(name),
-                        buf.as_mut_slice().into(),
-                        &tag.into(),
-                    )
-                    .map_err(|_| bad())?;
-                write_field(&mut out, &buf, d);
+                let mut buf = Zeroizing::new(raw[13..].to_vec());
+                let plain = k
+                    .cipher
+                    .open(&nonce, &aad(name), &mut buf)
+                    .ok_or_else(bad)?;
+                write_field(&mut out, plain, d);
             } else {
                 out.extend_from_slice(field.raw(row.bytes));
             }

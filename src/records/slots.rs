@@ -3,12 +3,11 @@
 //! copies.
 
 use super::RecordsError;
+use super::aead::GcmSiv;
 use super::age::{Identity, Recipient};
 use super::codec::Cursor;
 use super::crypto::random;
 use crate::keys::{Keyring, MasterKey};
-use aes_gcm_siv::Aes256GcmSiv;
-use aes_gcm_siv::aead::{AeadInOut, KeyInit};
 use zeroize::Zeroizing;
 
 /// The most key slots of a file.
@@ -282,11 +281,10 @@ impl Slot {
         data_key: &[u8; 32],
         nonce: [u8; 12],
     ) -> [u8; 60] {
-        let cipher = Aes256GcmSiv::new_from_slice(kek).expect("32-byte key");
         let mut buf = Zeroizing::new(*data_key);
         let aad = [&b"veilkit-records-slot"[..], file_id, &head].concat();
-        let tag = cipher
-            .encrypt_inout_detached(&nonce.into(), &aad, buf.as_mut_slice().into())
+        let tag = GcmSiv::new(kek)
+            .seal(&nonce, &aad, buf.as_mut_slice())
             .expect("32 bytes are far below the AEAD's limit");
         let mut out = [0u8; 60];
         out[..12].copy_from_slice(&nonce);
@@ -296,16 +294,14 @@ impl Slot {
     }
 
     fn unwrap_with(&self, kek: &[u8; 32], file_id: &[u8; 16]) -> Option<Zeroizing<[u8; 32]>> {
-        let cipher = Aes256GcmSiv::new_from_slice(kek).expect("32-byte key");
         let w = self.wrapped();
         let nonce: [u8; 12] = w[..12].try_into().ok()?;
-        let tag: [u8; 16] = w[44..].try_into().ok()?;
-        let mut buf = Zeroizing::new([0u8; 32]);
-        buf.copy_from_slice(&w[12..44]);
+        let mut sealed = Zeroizing::new([0u8; 48]);
+        sealed.copy_from_slice(&w[12..60]);
         let aad = [&b"veilkit-records-slot"[..], file_id, &self.head()].concat();
-        cipher
-            .decrypt_inout_detached(&nonce.into(), &aad, buf.as_mut_slice().into(), &tag.into())
-            .ok()?;
+        let plain = GcmSiv::new(kek).open(&nonce, &aad, sealed.as_mut_slice())?;
+        let mut buf = Zeroizing::new([0u8; 32]);
+        buf.copy_from_slice(plain);
         Some(buf)
     }
 
