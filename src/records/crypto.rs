@@ -18,6 +18,38 @@ pub fn random(out: &mut [u8]) -> Result<(), RecordsError> {
     getrandom::fill(out).map_err(|e| RecordsError::Random(e.to_string()))
 }
 
+/// Random 12-byte nonces drawn from the system's generator 256 at a time: one system call
+/// for 256 encrypted fields instead of one each (a third of `encrypt-fields`' time).
+/// Nonces are public, so the ones not yet used need no wiping.
+pub struct Nonces {
+    buf: Box<[u8; 12 * 256]>,
+    next: usize,
+}
+
+impl Default for Nonces {
+    fn default() -> Nonces {
+        Nonces {
+            buf: Box::new([0; 12 * 256]),
+            next: 12 * 256,
+        }
+    }
+}
+
+impl Nonces {
+    /// The next nonce, refilling the buffer when it is used up.
+    pub fn draw(&mut self) -> Result<[u8; 12], RecordsError> {
+        if self.next == self.buf.len() {
+            random(&mut self.buf[..])?;
+            self.next = 0;
+        }
+        let n: [u8; 12] = self.buf[self.next..self.next + 12]
+            .try_into()
+            .expect("12 bytes");
+        self.next += 12;
+        Ok(n)
+    }
+}
+
 /// The associated data of a page: `"VKRP" ‖ file id ‖ kind ‖ logical number ‖
 /// generation`.
 pub fn page_aad(file_id: &[u8; 16], kind: Kind, logical: u64, generation: u64) -> [u8; 37] {
@@ -143,6 +175,15 @@ impl FileKeys {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nonces_are_fresh_across_refills() {
+        let mut n = Nonces::default();
+        let drawn: Vec<[u8; 12]> = (0..1000).map(|_| n.draw().unwrap()).collect();
+        let distinct: std::collections::HashSet<_> = drawn.iter().collect();
+        assert_eq!(distinct.len(), drawn.len());
+        assert!(drawn.iter().all(|x| x != &[0u8; 12]));
+    }
 
     #[test]
     fn pages_authenticate_their_place() {

@@ -2,6 +2,7 @@
 //! (`docs/RECORDS-FORMAT.md`, last section).
 
 use super::aead::{GcmSiv, TAG};
+use super::crypto::Nonces;
 use crate::delimited::{Dialect, ReadError, Reader, Row, write_field};
 use crate::keys::Keyring;
 use base64::Engine;
@@ -131,9 +132,15 @@ fn aad(column: &[u8]) -> Vec<u8> {
 }
 
 /// Encrypts one value: `byte0 ‖ nonce ‖ ciphertext ‖ tag`, base64url.
-fn seal(k: &FieldKeys, column: &[u8], value: &[u8]) -> Result<String, FieldError> {
-    let mut nonce = [0u8; 12];
-    getrandom::fill(&mut nonce).map_err(|e| std::io::Error::other(e.to_string()))?;
+fn seal(
+    k: &FieldKeys,
+    nonces: &mut Nonces,
+    column: &[u8],
+    value: &[u8],
+) -> Result<String, FieldError> {
+    let nonce = nonces
+        .draw()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
     let mut out = Vec::with_capacity(13 + value.len() + TAG);
     out.push(k.byte0);
     out.extend_from_slice(&nonce);
@@ -201,6 +208,7 @@ pub fn encrypt(
 ) -> Result<u64, FieldError> {
     let d = dialect(opts);
     let keys = field_keys(ring.current(), &opts.context);
+    let mut nonces = Nonces::default();
     let mut rdr = Reader::new(input, d);
     let mut header: Option<Vec<Vec<u8>>> = None;
     let mut chosen: Option<(Vec<usize>, Vec<usize>)> = None;
@@ -256,7 +264,11 @@ pub fn encrypt(
             let value = field.value(row.bytes);
             if f.contains(&i) {
                 let name = column_name(header.as_deref(), i);
-                write_field(&mut out, seal(&keys, &name, &value)?.as_bytes(), d);
+                write_field(
+                    &mut out,
+                    seal(&keys, &mut nonces, &name, &value)?.as_bytes(),
+                    d,
+                );
             } else {
                 out.extend_from_slice(field.raw(row.bytes));
             }
