@@ -316,18 +316,23 @@ mod tests {
         (got, r.into_appender().unwrap())
     }
 
-    #[test]
-    fn entries_come_back_in_order_and_a_cut_off_tail_is_dropped() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("j");
-        let (got, mut a) = replay_all(&path);
-        assert!(got.is_empty());
-        for p in 0..5 {
+    /// Writes a new journal at `path` holding entries `0..n`, synced; its bytes.
+    fn write_entries(path: &Path, n: u32) -> Vec<u8> {
+        let (got, mut a) = replay_all(path);
+        assert!(got.is_empty(), "a new journal");
+        for p in 0..n {
             a.append(&entry(p)).unwrap();
         }
         a.sync().unwrap();
         drop(a);
-        let full = std::fs::read(&path).unwrap();
+        std::fs::read(path).unwrap()
+    }
+
+    #[test]
+    fn entries_come_back_in_order_and_a_cut_off_tail_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let full = write_entries(&path, 5);
         // Cut anywhere inside the last entry, or flip any of its bytes: four entries.
         let last = encode(&entry(4)).len();
         for cut in 1..last {
@@ -357,13 +362,7 @@ mod tests {
         for entries in [0u32, 3] {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("j");
-            let (_, mut a) = replay_all(&path);
-            for p in 0..entries {
-                a.append(&entry(p)).unwrap();
-            }
-            a.sync().unwrap();
-            drop(a);
-            let good = std::fs::read(&path).unwrap();
+            let good = write_entries(&path, entries);
             let mut padded = good.clone();
             padded.resize(good.len().next_multiple_of(4096) + 4096, 0);
             std::fs::write(&path, &padded).unwrap();
@@ -393,13 +392,7 @@ mod tests {
         ) {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("j");
-            let (_, mut a) = replay_all(&path);
-            for p in 0..n {
-                a.append(&entry(p)).unwrap();
-            }
-            a.sync().unwrap();
-            drop(a);
-            let full = std::fs::read(&path).unwrap();
+            let full = write_entries(&path, n);
             let mut b = full.clone();
             let i = at.index(b.len());
             match edit {
