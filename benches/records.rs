@@ -222,30 +222,26 @@ fn page_aead_rows(runs: usize) {
         }
         b.push(start.elapsed().as_secs_f64() / pages as f64);
     }
-    let range = |v: &[f64]| {
-        let lo = v.iter().cloned().fold(f64::MAX, f64::min);
-        let hi = v.iter().cloned().fold(0.0, f64::max);
-        format!("{:.0}-{:.0} ns", lo * 1e9, hi * 1e9)
-    };
     let which = if cfg!(feature = "aws-lc") {
         "aws-lc-rs"
     } else {
         "RustCrypto"
     };
-    println!(
-        "{:<44} {:>10.0} ns/page ({:.2} GB/s; {})",
-        format!("open a 4 KiB page ({which}, in use)"),
-        median(a.clone()) * 1e9,
-        4068.0 / median(a.clone()) / 1e9,
-        range(&a)
-    );
-    println!(
-        "{:<44} {:>10.0} ns/page ({:.2} GB/s; {})",
-        "  RustCrypto aes-gcm-siv, same rounds",
-        median(b.clone()) * 1e9,
-        4068.0 / median(b.clone()) / 1e9,
-        range(&b)
-    );
+    for (label, secs) in [
+        (format!("open a 4 KiB page ({which}, in use)"), a),
+        ("  RustCrypto aes-gcm-siv, same rounds".to_string(), b),
+    ] {
+        let lo = secs.iter().cloned().fold(f64::MAX, f64::min);
+        let hi = secs.iter().cloned().fold(0.0, f64::max);
+        let m = median(secs);
+        println!(
+            "{label:<44} {:>10.0} ns/page ({:.2} GB/s; {:.0}-{:.0} ns)",
+            m * 1e9,
+            4068.0 / m / 1e9,
+            lo * 1e9,
+            hi * 1e9
+        );
+    }
 }
 
 fn main() {
