@@ -166,6 +166,11 @@ impl PageReader<'_> {
         Ok(f(plain))
     }
 
+    /// The most entries a directory page names.
+    pub fn dir_capacity(&self) -> usize {
+        super::pages::dir_capacity(self.page_size)
+    }
+
     /// The entries of directory page `index` of `level` of a list of `kind`.
     pub fn dir(
         &self,

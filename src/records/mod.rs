@@ -11,6 +11,7 @@ mod cache;
 pub mod codec;
 pub mod compress;
 pub mod crypto;
+mod dirs;
 pub mod fields;
 pub mod file;
 pub mod format;

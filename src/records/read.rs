@@ -2,9 +2,10 @@
 //! full.
 
 use super::arena::Page;
-use super::cache::{Cache, DEFAULT_CACHE_BYTES, PageMap};
+use super::cache::{Cache, DEFAULT_CACHE_BYTES};
 use super::codec::PageRef;
 use super::crypto::FileKeys;
+use super::dirs::Dirs;
 use super::header::{Damage, Header, choose, copy_name};
 use super::io::{PageReader, open_locked};
 use super::pages::{
@@ -92,7 +93,7 @@ pub struct RecordFile {
     pub(super) copy: usize,
     pub(super) damage: Option<Damage>,
     pub(super) behind: bool,
-    pub(super) dirs: PageMap<(u8, u8, u64), Rc<Vec<PageRef>>>,
+    pub(super) dirs: Dirs,
     pub(super) cache: Cache,
     /// Where pages are read and decrypted on their way to the cache.
     pub(super) scratch: Vec<u8>,
@@ -150,7 +151,7 @@ impl RecordFile {
             copy: chosen.copy,
             damage: chosen.damage,
             behind: chosen.behind,
-            dirs: PageMap::default(),
+            dirs: Dirs::default(),
             cache: Cache::new(DEFAULT_CACHE_BYTES, dense_limit),
             scratch: Vec::new(),
         })
@@ -258,35 +259,23 @@ impl RecordFile {
         self.read_page(kind, logical, &r)
     }
 
-    /// The entries of a directory page, through the directory cache.
-    fn dir_entries(
-        dirs: &mut PageMap<(u8, u8, u64), Rc<Vec<PageRef>>>,
-        reader: &PageReader<'_>,
-        dir_kind: Kind,
-        level: u8,
-        index: u64,
-        r: &PageRef,
-    ) -> Result<Rc<Vec<PageRef>>, RecordsError> {
-        if let Some(d) = dirs.get(&(dir_kind as u8, level, index)) {
-            return Ok(d.clone());
-        }
-        let d = Rc::new(reader.dir(dir_kind, level, index, r)?);
-        dirs.insert((dir_kind as u8, level, index), d.clone());
-        Ok(d)
-    }
-
     /// The ref of data or index page `logical`.
     pub(super) fn page_ref(&mut self, kind: Kind, logical: u64) -> Result<PageRef, RecordsError> {
         let cap = dir_capacity(self.page_size);
-        let reader = page_reader!(self);
         let (list, dir_kind) = if kind == Kind::Data {
             (&self.root.data, Kind::DataDir)
         } else {
             (&self.root.index, Kind::IndexDir)
         };
+        if list.depth > 0
+            && let Some(r) = self.dirs.held_leaf(dir_kind, logical)
+        {
+            return Ok(r);
+        }
+        let reader = page_reader!(self);
         let dirs = &mut self.dirs;
         tree::leaf(list, cap, logical, |level, index, r| {
-            RecordFile::dir_entries(dirs, &reader, dir_kind, level, index, r)
+            dirs.entries(&reader, dir_kind, level, index, r)
         })
     }
 
@@ -301,7 +290,7 @@ impl RecordFile {
         };
         let dirs = &mut self.dirs;
         tree::count(list, cap, |level, index, r| {
-            RecordFile::dir_entries(dirs, &reader, dir_kind, level, index, r)
+            dirs.entries(&reader, dir_kind, level, index, r)
         })
     }
 
@@ -426,8 +415,9 @@ impl RecordFile {
             }
             let r = entries[j];
             let reader = page_reader!(self);
-            entries =
-                RecordFile::dir_entries(&mut self.dirs, &reader, Kind::DataDir, level, index, &r)?;
+            entries = self
+                .dirs
+                .entries(&reader, Kind::DataDir, level, index, &r)?;
             base = index * cap;
         }
         Err(RecordsError::Corrupt("record counts disagree"))

@@ -611,6 +611,11 @@ fn appends_grow_the_index() {
         model.append(&recs);
         let (added, replaced, _) = append_csv(&mut f, &csv_records(&recs));
         assert_eq!((added, replaced), (60, 0));
+        // Read on the same handle between commits: the refs and pages it held before a
+        // commit must not answer after it.
+        for (k, v) in &model.0 {
+            assert_eq!(f.get(k).unwrap().as_ref(), Some(v));
+        }
     }
     assert!(f.info().unwrap().live_pages > buckets_before);
     assert_eq!(open_all(&mut f).unwrap(), model.bytes());
@@ -618,6 +623,38 @@ fn appends_grow_the_index() {
     for (k, v) in &model.0 {
         assert_eq!(f.get(k).unwrap().as_ref(), Some(v));
     }
+}
+
+/// Gets through two levels of directory pages, without a page cache (so that every get
+/// finds its pages' refs again, from the table of refs once a directory page was read),
+/// in an order that visits pages far apart, give every record, by key and by number; a
+/// key that is not there is not found.
+#[test]
+fn gets_through_two_directory_levels_find_every_record() {
+    let dir = tmp();
+    let path = dir.path().join("r.vkr");
+    let ring = Keyring::generate().unwrap();
+    let rows: Vec<_> = (0..5000).map(|k| row(k, 100)).collect();
+    seal_bytes(
+        &path,
+        &csv_records(&rows),
+        &settings(InputFormat::Csv, "1", false, 512),
+        &ring,
+    )
+    .unwrap();
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    assert_eq!((f.root.data.depth, f.root.index.depth), (2, 1));
+    f.set_cache_bytes(0);
+    for round in 0..2 {
+        for i in 0..rows.len() {
+            let (k, v) = &rows[(i * 2083 + round) % rows.len()];
+            assert_eq!(f.get(k).unwrap().as_ref(), Some(v));
+        }
+    }
+    for (i, (_, v)) in rows.iter().enumerate().step_by(13) {
+        assert_eq!(f.get_number(i as u64 + 1).unwrap().as_ref(), Some(v));
+    }
+    assert_eq!(f.get(b"k5000").unwrap(), None);
 }
 
 #[test]
