@@ -123,6 +123,30 @@ pub struct PageReader<'a> {
     pub pages_at: u64,
     /// Data pages are framed and compressed (record compression 1).
     pub compressed: bool,
+    /// The file's bytes as mapped when it was opened, if they were ([`map_file`]): pages
+    /// inside are copied from there (no system call), others read with `pread`.
+    pub mapped: Option<&'a [u8]>,
+}
+
+/// The file's bytes, mapped read-only, for reading pages without a system call each; `None`
+/// where the system refuses (then pages are read with `pread`).
+///
+/// What makes this sound: veilkit never shortens a record file or writes a page in place
+/// (a commit appends pages and then rewrites a header copy, which is read with `pread`,
+/// never through the map; `seal --force` and `rewrite` rename a new file over the old,
+/// whose inode the map keeps). Another program shortening the file while it is mapped is
+/// unsupported (reads of the lost part would fault, where `pread` would fail), as for the
+/// breach indexes; a file that was short before it was opened is refused at opening, and
+/// pages past the map's end are read with `pread`.
+pub fn map_file(file: &File) -> Option<memmap2::Mmap> {
+    // SAFETY: read-only, and the file is not shortened or rewritten in place while mapped
+    // (above).
+    #[allow(unsafe_code)]
+    let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
+    // Random access: a get reads one page, not the pages around it.
+    #[cfg(unix)]
+    let _ = map.advise(memmap2::Advice::Random);
+    Some(map)
 }
 
 impl PageReader<'_> {
@@ -152,7 +176,15 @@ impl PageReader<'_> {
     ) -> Result<T, RecordsError> {
         scratch.resize(self.page_size, 0);
         let buf = &mut scratch[..self.page_size];
-        read_exact_at(self.file, self.offset(r.physical)?, buf)?;
+        let at = self.offset(r.physical)?;
+        let inside = usize::try_from(at).ok().and_then(|at| {
+            let m = self.mapped?;
+            m.get(at..at.checked_add(buf.len())?)
+        });
+        match inside {
+            Some(bytes) => buf.copy_from_slice(bytes),
+            None => read_exact_at(self.file, at, buf)?,
+        }
         let plain = self
             .keys
             .open_page(&self.id, kind, logical, r.generation, buf)
@@ -279,6 +311,7 @@ impl<'a> PageWriter<'a> {
             page_size: self.page_size,
             pages_at: self.pages_at,
             compressed: self.compressed,
+            mapped: None,
         }
     }
 

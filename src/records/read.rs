@@ -7,7 +7,7 @@ use super::codec::PageRef;
 use super::crypto::FileKeys;
 use super::dirs::Dirs;
 use super::header::{Damage, Header, choose, copy_name};
-use super::io::{PageReader, open_locked};
+use super::io::{PageReader, map_file, open_locked};
 use super::pages::{
     IndexPage, Kind, NO_NEXT, Rec, bucket_of, data_capacity, dir_capacity, find_in_data,
     index_lookup, parse_data,
@@ -85,6 +85,8 @@ type Located = (u32, Page, std::ops::Range<usize>);
 /// An open record file.
 pub struct RecordFile {
     pub(super) file: File,
+    /// The file's bytes as mapped at opening ([`map_file`]), where pages are read from.
+    pub(super) map: Option<memmap2::Mmap>,
     pub(super) header: Header,
     pub(super) keys: FileKeys,
     pub(super) root: Root,
@@ -103,7 +105,14 @@ pub struct RecordFile {
 /// a method, so that the caller may borrow the caches and the scratch buffer beside it).
 macro_rules! page_reader {
     ($f:expr) => {
-        reader_of(&$f.file, &$f.keys, &$f.header, &$f.root, $f.page_size)
+        reader_of(
+            &$f.file,
+            $f.map.as_deref(),
+            &$f.keys,
+            &$f.header,
+            &$f.root,
+            $f.page_size,
+        )
     };
 }
 
@@ -143,6 +152,7 @@ impl RecordFile {
         }
         let dense_limit = chosen.root.allocated.min(chosen.len / page_size as u64);
         Ok(RecordFile {
+            map: map_file(&file),
             file,
             header: chosen.header,
             keys: chosen.keys,
@@ -654,6 +664,7 @@ pub(super) fn key_of<'a>(raw: &'a [u8], key: &'a KeyPlace) -> &'a [u8] {
 /// A page reader over a file's parts (borrowing only them).
 fn reader_of<'a>(
     file: &'a File,
+    mapped: Option<&'a [u8]>,
     keys: &'a FileKeys,
     header: &Header,
     root: &Root,
@@ -666,5 +677,6 @@ fn reader_of<'a>(
         page_size,
         pages_at: header.pages_at(),
         compressed: root.compression == Compression::Zstd,
+        mapped,
     }
 }

@@ -382,6 +382,7 @@ pub fn seal_with_slots<'a>(
         page_size,
         pages_at: 2 * COPY_SIZE as u64,
         compressed: settings.compression.is_some(),
+        mapped: None,
     };
     let mut w = PageWriter::new(reader, 0, generation);
     let cap = data_capacity(page_size);
