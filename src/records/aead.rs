@@ -89,6 +89,49 @@ impl GcmSiv {
     }
 }
 
+impl GcmSiv {
+    /// Decrypts `sealed` (ciphertext then tag) into `out`, which must be 16 bytes shorter,
+    /// leaving `sealed` as it is: true when it authenticates; otherwise false, and `out`
+    /// holds no plaintext (it is zeroed). What is authenticated is the plaintext written
+    /// to `out` (the tag is checked over it), so `sealed` may be memory another process can
+    /// change meanwhile (a mapped file): a change makes the open fail, never pass.
+    pub fn open_into(&self, nonce: &[u8; 12], aad: &[u8], sealed: &[u8], out: &mut [u8]) -> bool {
+        let Some(n) = sealed.len().checked_sub(TAG) else {
+            out.fill(0);
+            return false;
+        };
+        if out.len() != n {
+            out.fill(0);
+            return false;
+        }
+        #[cfg(feature = "aws-lc")]
+        let ok = {
+            use aws_lc_rs::aead::{Aad, Nonce};
+            self.inner
+                .open_separate_gather(
+                    Nonce::assume_unique_for_key(*nonce),
+                    Aad::from(aad),
+                    &sealed[..n],
+                    &sealed[n..],
+                    out,
+                )
+                .is_ok()
+        };
+        #[cfg(not(feature = "aws-lc"))]
+        let ok = {
+            out.copy_from_slice(&sealed[..n]);
+            let tag: [u8; TAG] = sealed[n..].try_into().expect("16 bytes");
+            self.inner
+                .decrypt_inout_detached(&(*nonce).into(), aad, out.into(), &tag.into())
+                .is_ok()
+        };
+        if !ok {
+            out.fill(0);
+        }
+        ok
+    }
+}
+
 #[cfg(any(test, not(feature = "aws-lc")))]
 /// RustCrypto's seal: the fallback, and the reference the tests hold aws-lc-rs's to.
 fn seal_rustcrypto(
@@ -321,6 +364,26 @@ mod tests {
                 "vector {i}: a flip"
             );
             assert!(flipped.iter().all(|&b| b == 0), "vector {i}: zeroed");
+            // Opening into another buffer: the same plaintext, the input untouched; a flip
+            // refused with the output zeroed.
+            let mut out = vec![0xAA; plain.len()];
+            assert!(
+                c.open_into(&nonce, &aad, &sealed, &mut out),
+                "vector {i}: into"
+            );
+            assert_eq!(out, plain, "vector {i}: into");
+            let mut flipped = sealed.clone();
+            flipped[sealed.len() - 1] ^= 1;
+            let mut out = vec![0xAA; plain.len()];
+            assert!(
+                !c.open_into(&nonce, &aad, &flipped, &mut out),
+                "vector {i}: flip into"
+            );
+            assert!(out.iter().all(|&b| b == 0), "vector {i}: into zeroed");
+            // An output of the wrong length is refused, zeroed.
+            let mut long = vec![0xAA; plain.len() + 1];
+            assert!(!c.open_into(&nonce, &aad, &sealed, &mut long));
+            assert!(long.iter().all(|&b| b == 0));
         }
     }
 
@@ -371,6 +434,11 @@ mod tests {
                 s2[byte - 12 - aad.len()] ^= 1 << (bit % 8);
             }
             let mut s3 = s2.clone();
+            let mut into = vec![0xAA; plain.len()];
+            prop_assert!(c.open_into(&nonce, &aad, &theirs, &mut into));
+            prop_assert_eq!(&into, &plain);
+            prop_assert!(!c.open_into(&n2, &aad2, &s2, &mut into));
+            prop_assert!(into.iter().all(|&b| b == 0));
             prop_assert!(c.open(&n2, &aad2, &mut s2).is_none());
             prop_assert!(!open_rustcrypto(&rc, &n2, &aad2, &mut s3));
         }

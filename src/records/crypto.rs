@@ -143,6 +143,26 @@ impl FileKeys {
         self.pages.open(&nonce, &aad, sealed).map(|b| &*b)
     }
 
+    /// Opens sealed page `page` into `out` (`page`'s length less [`PAGE_OVERHEAD`]),
+    /// leaving `page` as it is (see [`GcmSiv::open_into`]); returns the plaintext body, or
+    /// `None` when it does not authenticate.
+    pub fn open_page_into<'a>(
+        &self,
+        file_id: &[u8; 16],
+        kind: Kind,
+        logical: u64,
+        generation: u64,
+        page: &[u8],
+        out: &'a mut [u8],
+    ) -> Option<&'a [u8]> {
+        let (head, sealed) = page.split_at_checked(12)?;
+        let nonce: [u8; 12] = head.try_into().ok()?;
+        let aad = page_aad(file_id, kind, logical, generation);
+        self.pages
+            .open_into(&nonce, &aad, sealed, out)
+            .then_some(&*out)
+    }
+
     /// Seals the root under `nonce` with `ROOT_LABEL ‖ header` as associated data
     /// (`header`: every byte of the header copy before the root's ciphertext).
     pub fn seal_root(

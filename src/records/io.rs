@@ -5,7 +5,7 @@ use super::RecordsError;
 use super::codec::PageRef;
 use super::compress::unframe;
 use super::crypto::FileKeys;
-use super::pages::{Kind, decode_dir, parse_data};
+use super::pages::{Kind, PAGE_OVERHEAD, decode_dir, parse_data};
 use crate::progress::Progress;
 use std::fs::File;
 use std::path::Path;
@@ -179,19 +179,25 @@ impl PageReader<'_> {
         let at = self.offset(r.physical)?;
         let inside = usize::try_from(at).ok().and_then(|at| {
             let m = self.mapped?;
-            m.get(at..at.checked_add(buf.len())?)
+            m.get(at..at.checked_add(self.page_size)?)
         });
-        match inside {
-            Some(bytes) => buf.copy_from_slice(bytes),
-            None => read_exact_at(self.file, at, buf)?,
-        }
-        let plain = self
-            .keys
-            .open_page(&self.id, kind, logical, r.generation, buf)
-            .ok_or(RecordsError::PageAuth {
-                kind: kind.name(),
-                logical,
-            })?;
+        let opened = match inside {
+            // Decrypted straight from the map into the scratch buffer.
+            Some(sealed) => {
+                let out = &mut buf[..self.page_size.saturating_sub(PAGE_OVERHEAD)];
+                self.keys
+                    .open_page_into(&self.id, kind, logical, r.generation, sealed, out)
+            }
+            None => {
+                read_exact_at(self.file, at, buf)?;
+                self.keys
+                    .open_page(&self.id, kind, logical, r.generation, buf)
+            }
+        };
+        let plain = opened.ok_or(RecordsError::PageAuth {
+            kind: kind.name(),
+            logical,
+        })?;
         if self.compressed && kind == Kind::Data {
             return Ok(f(&unframe(plain, self.page_size)?));
         }
