@@ -124,20 +124,23 @@ pub struct PageReader<'a> {
     /// Data pages are framed and compressed (record compression 1).
     pub compressed: bool,
     /// The file's bytes as mapped when it was opened, if they were ([`map_file`]): pages
-    /// inside are copied from there (no system call), others read with `pread`.
+    /// inside are decrypted straight out of it (no system call, no copy), others read
+    /// with `pread`.
     pub mapped: Option<&'a [u8]>,
 }
 
 /// The file's bytes, mapped read-only, for reading pages without a system call each; `None`
 /// where the system refuses (then pages are read with `pread`).
 ///
-/// What makes this sound: veilkit never shortens a record file or writes a page in place
-/// (a commit appends pages and then rewrites a header copy, which is read with `pread`,
-/// never through the map; `seal --force` and `rewrite` rename a new file over the old,
-/// whose inode the map keeps). Another program shortening the file while it is mapped is
-/// unsupported (reads of the lost part would fault, where `pread` would fail), as for the
-/// breach indexes; a file that was short before it was opened is refused at opening, and
-/// pages past the map's end are read with `pread`.
+/// What makes this sound: veilkit never shortens a record file, and never writes a page
+/// that a root names (a commit writes its pages past the allocated ones, which no older
+/// root names, then a header copy, which is read with `pread`, never through the map;
+/// `seal --force` and `rewrite` rename a new file over the old, whose inode the map
+/// keeps). A commit's pages written inside the map by this process are seen through it
+/// (a shared map of the page cache). Another program shortening the file while it is
+/// mapped is unsupported (reads of the lost part would fault, where `pread` would fail),
+/// as for the breach indexes; a file that was short before it was opened is refused at
+/// opening, and pages past the map's end are read with `pread`.
 pub fn map_file(file: &File) -> Option<memmap2::Mmap> {
     // SAFETY: read-only, and the file is not shortened or rewritten in place while mapped
     // (above).
