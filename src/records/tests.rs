@@ -657,6 +657,59 @@ fn gets_through_two_directory_levels_find_every_record() {
     assert_eq!(f.get(b"k5000").unwrap(), None);
 }
 
+/// A reader open while a writer commits (supersedes, deletes, appends, in the same
+/// process and so through the same page cache as the reader's map) keeps answering the
+/// content it opened, through its map, with and without its page cache; a fresh open
+/// gives the new content.
+#[test]
+fn a_reader_keeps_its_commit_while_a_writer_commits() {
+    let dir = tmp();
+    let path = dir.path().join("r.vkr");
+    let ring = Keyring::generate().unwrap();
+    let first: Vec<_> = (0..3000).map(|k| row(k, 60)).collect();
+    seal_bytes(
+        &path,
+        &csv_records(&first),
+        &settings(InputFormat::Csv, "1", false, 512),
+        &ring,
+    )
+    .unwrap();
+    let mut cached = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    let mut uncached = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    uncached.set_cache_bytes(0);
+    let mut model = Model::default();
+    model.append(&first);
+    let mut writer = RecordFile::open(&path, &[Unlock::Keyring(&ring)], true).unwrap();
+    for round in 0..4u16 {
+        // New values for some keys, new keys, and some keys deleted.
+        let recs: Vec<_> = (0..400)
+            .map(|i| row(round * 700 + i, 10 + round as u8))
+            .chain((0..50).map(|i| row(3000 + round * 50 + i, 5)))
+            .collect();
+        model.append(&recs);
+        append_csv(&mut writer, &csv_records(&recs));
+        let gone: Vec<Vec<u8>> = (0..30)
+            .map(|i| format!("k{}", round * 700 + 500 + i).into_bytes())
+            .collect();
+        model.delete(&gone);
+        writer.commit(Vec::new(), gone).unwrap();
+        for (i, (k, v)) in first.iter().enumerate() {
+            if (i + usize::from(round)) % 7 == 0 {
+                assert_eq!(cached.get(k).unwrap().as_ref(), Some(v), "round {round}");
+                assert_eq!(uncached.get(k).unwrap().as_ref(), Some(v), "round {round}");
+            }
+        }
+        assert_eq!(cached.get(b"k3000").unwrap(), None);
+    }
+    drop(writer);
+    assert_eq!(open_all(&mut cached).unwrap(), csv_records(&first));
+    let mut fresh = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    assert_eq!(open_all(&mut fresh).unwrap(), model.bytes());
+    for (k, v) in &model.0 {
+        assert_eq!(fresh.get(k).unwrap().as_ref(), Some(v));
+    }
+}
+
 #[test]
 fn line_files_number_appended_lines_on() {
     let dir = tmp();
