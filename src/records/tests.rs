@@ -589,21 +589,28 @@ proptest! {
     }
 }
 
-#[test]
-fn appends_grow_the_index() {
+/// `rows` sealed as CSV keyed by field 1, in 512-byte pages, under a new key in a new
+/// folder: the folder (removed when dropped), the file and the key.
+fn sealed_rows(rows: &[(Vec<u8>, Vec<u8>)]) -> (tempfile::TempDir, std::path::PathBuf, Keyring) {
     let dir = tmp();
     let path = dir.path().join("r.vkr");
     let ring = Keyring::generate().unwrap();
-    let mut model = Model::default();
-    let first: Vec<_> = (0..50).map(|k| row(k, 10)).collect();
-    model.append(&first);
     seal_bytes(
         &path,
-        &csv_records(&first),
+        &csv_records(rows),
         &settings(InputFormat::Csv, "1", false, 512),
         &ring,
     )
     .unwrap();
+    (dir, path, ring)
+}
+
+#[test]
+fn appends_grow_the_index() {
+    let mut model = Model::default();
+    let first: Vec<_> = (0..50).map(|k| row(k, 10)).collect();
+    model.append(&first);
+    let (_dir, path, ring) = sealed_rows(&first);
     let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], true).unwrap();
     let buckets_before = f.info().unwrap().live_pages;
     for round in 0..20u16 {
@@ -631,17 +638,8 @@ fn appends_grow_the_index() {
 /// key that is not there is not found.
 #[test]
 fn gets_through_two_directory_levels_find_every_record() {
-    let dir = tmp();
-    let path = dir.path().join("r.vkr");
-    let ring = Keyring::generate().unwrap();
     let rows: Vec<_> = (0..5000).map(|k| row(k, 100)).collect();
-    seal_bytes(
-        &path,
-        &csv_records(&rows),
-        &settings(InputFormat::Csv, "1", false, 512),
-        &ring,
-    )
-    .unwrap();
+    let (_dir, path, ring) = sealed_rows(&rows);
     let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
     assert_eq!((f.root.data.depth, f.root.index.depth), (2, 1));
     f.set_cache_bytes(0);
@@ -663,17 +661,8 @@ fn gets_through_two_directory_levels_find_every_record() {
 /// gives the new content.
 #[test]
 fn a_reader_keeps_its_commit_while_a_writer_commits() {
-    let dir = tmp();
-    let path = dir.path().join("r.vkr");
-    let ring = Keyring::generate().unwrap();
     let first: Vec<_> = (0..3000).map(|k| row(k, 60)).collect();
-    seal_bytes(
-        &path,
-        &csv_records(&first),
-        &settings(InputFormat::Csv, "1", false, 512),
-        &ring,
-    )
-    .unwrap();
+    let (_dir, path, ring) = sealed_rows(&first);
     let mut cached = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
     let mut uncached = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
     uncached.set_cache_bytes(0);
