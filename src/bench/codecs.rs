@@ -125,8 +125,10 @@ pub(super) fn run(options: &Options, progress: &dyn Progress) -> Table {
         decrypt: Box::new(|text, out, _| out[..text.len()].copy_from_slice(text)),
         tag: 0,
     });
-    // The records' and fields' cipher as veilkit calls it for pages: the text copied into the page, then
-    // sealed in place; the page read into a buffer, then opened in place.
+    // The records' and fields' cipher as veilkit calls it for fields and for pages read
+    // with pread: the text copied into the buffer, then sealed in place; the sealed text
+    // copied into a buffer, then opened in place (a page read from a map is opened
+    // straight into its buffer, without that copy).
     codecs.push(Codec {
         label: if cfg!(feature = "aws-lc") {
             "AES-256-GCM-SIV, aws-lc-rs (records, fields)"

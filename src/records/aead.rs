@@ -87,20 +87,15 @@ impl GcmSiv {
         }
         Some(&mut sealed[..n])
     }
-}
 
-impl GcmSiv {
     /// Decrypts `sealed` (ciphertext then tag) into `out`, which must be 16 bytes shorter,
     /// leaving `sealed` as it is: true when it authenticates; otherwise false, and `out`
     /// holds no plaintext (it is zeroed). What is authenticated is the plaintext written
     /// to `out` (the tag is checked over it), so `sealed` may be memory another process can
     /// change meanwhile (a mapped file): a change makes the open fail, never pass.
     pub fn open_into(&self, nonce: &[u8; 12], aad: &[u8], sealed: &[u8], out: &mut [u8]) -> bool {
-        let Some(n) = sealed.len().checked_sub(TAG) else {
-            out.fill(0);
-            return false;
-        };
-        if out.len() != n {
+        let n = out.len();
+        if sealed.len().checked_sub(TAG) != Some(n) {
             out.fill(0);
             return false;
         }

@@ -296,13 +296,11 @@ impl Slot {
     fn unwrap_with(&self, kek: &[u8; 32], file_id: &[u8; 16]) -> Option<Zeroizing<[u8; 32]>> {
         let w = self.wrapped();
         let nonce: [u8; 12] = w[..12].try_into().ok()?;
-        let mut sealed = Zeroizing::new([0u8; 48]);
-        sealed.copy_from_slice(&w[12..60]);
         let aad = [&b"veilkit-records-slot"[..], file_id, &self.head()].concat();
-        let plain = GcmSiv::new(kek).open(&nonce, &aad, sealed.as_mut_slice())?;
         let mut buf = Zeroizing::new([0u8; 32]);
-        buf.copy_from_slice(plain);
-        Some(buf)
+        GcmSiv::new(kek)
+            .open_into(&nonce, &aad, &w[12..60], buf.as_mut_slice())
+            .then_some(buf)
     }
 
     /// A new slot holding `data_key` for `unlock` (the keyring's current key, or the
