@@ -209,7 +209,15 @@ impl Packer {
             }
         }
         if even_empty && out.is_empty() {
-            self.ship_all(out);
+            match self.level {
+                None => self.ship_all(out),
+                // A compressed file's data pages are all framed, the empty one too.
+                Some(level) => {
+                    self.count_to(0);
+                    let plain = frame(&self.page, level, self.cap).expect("two bytes fit a page");
+                    out.push(Packed { records: 0, plain });
+                }
+            }
         }
     }
 
@@ -386,6 +394,23 @@ mod tests {
             plain.finish(true, &mut stored);
             if level.is_some() && stored.len() >= 8 {
                 prop_assert!(out.len() * 10 < stored.len() * 8, "{} vs {}", out.len(), stored.len());
+            }
+        }
+    }
+
+    /// No records: the one page shipped reads back as an empty data page, compressed or
+    /// not (a compressed file's empty page was once shipped unframed, and a sealed empty
+    /// input did not open).
+    #[test]
+    fn an_empty_input_ships_one_readable_page() {
+        for level in [None, Some(1), Some(3)] {
+            for page_size in [512, 4096] {
+                let mut p = Packer::new(page_size, level);
+                let mut out = Vec::new();
+                p.finish(true, &mut out);
+                assert_eq!(out.len(), 1);
+                assert_eq!(out[0].records, 0);
+                assert!(records_of(&out, page_size, level.is_some()).is_empty());
             }
         }
     }

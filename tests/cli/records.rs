@@ -873,6 +873,36 @@ fn compressed_files_give_back_the_exact_bytes_and_stay_updatable() {
     }
 }
 
+/// An empty input sealed compressed opens, verifies and takes appends (its one data page
+/// was once written unframed: "inconsistent file" at every read).
+#[test]
+fn an_empty_input_sealed_compressed_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let file = seal(dir.path(), b"", "e.txt", &["--compress", "zstd"], &key);
+    let out = open(&file, &key);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(out.stdout.is_empty());
+    veilkit()
+        .args(["records", "verify"])
+        .arg(&file)
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    let more = dir.path().join("more.txt");
+    std::fs::write(&more, "first\nsecond\n").unwrap();
+    veilkit()
+        .args(["records", "append"])
+        .arg(&file)
+        .arg(&more)
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    assert_eq!(open(&file, &key).stdout, b"first\nsecond\n");
+}
+
 #[test]
 fn a_small_file_seals_small_whatever_its_slots() {
     let dir = tempfile::tempdir().unwrap();
