@@ -4,7 +4,6 @@ use super::codec::{FormatArg, SchemeArg};
 use super::generate::{EXIT_PLAIN, ManExtra};
 use super::keysource::KeyArgs;
 use super::output::{NewFile, create_output, display_path, is_stdio};
-use super::report::hinted;
 use super::{Global, Status};
 use crate::ids::Scheme;
 use crate::ids::sql::{SqlOptions, postgresql};
@@ -171,8 +170,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
                     secret: true,
                     stream: false,
                 },
-            )
-            .map_err(|e| hinted(format!("{e:#}"), "pass --force to replace it"))?;
+            )?;
             out.write_all(script.as_bytes())
                 .with_context(|| display_path(path))?;
             out.commit().with_context(|| display_path(path))?;

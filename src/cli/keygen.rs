@@ -2,7 +2,7 @@
 
 use super::generate::{EXIT_PLAIN, ManExtra};
 use super::output::{NewFile, create_output, display_path};
-use super::report::{HintExt, info};
+use super::report::info;
 use super::{Global, Status};
 use crate::keys::Keyring;
 use anyhow::Context;
@@ -100,8 +100,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                     secret: true,
                     stream: false,
                 },
-            )
-            .hint("choose another name, or pass --force to replace the file")?;
+            )?;
             out.write_all(text.as_bytes())
                 .with_context(|| display_path(path))?;
             out.commit().with_context(|| display_path(path))?;

@@ -239,8 +239,8 @@ pub struct NewFile {
     pub stream: bool,
 }
 
-/// Starts an atomic output file, refusing to overwrite without `--force` and refusing
-/// any of the `inputs`.
+/// Starts an atomic output file, refusing to overwrite without `--force` (the one error
+/// hinted with it) and refusing any of the `inputs`.
 pub fn create_output(path: &Path, inputs: &[&Path], opts: NewFile) -> anyhow::Result<AtomicFile> {
     // An interrupted write must remove its temporary file.
     super::signals::install();
@@ -258,7 +258,15 @@ pub fn create_output(path: &Path, inputs: &[&Path], opts: NewFile) -> anyhow::Re
             Special::Refuse
         },
     };
-    AtomicFile::create(path, options).with_context(|| display_path(path))
+    AtomicFile::create(path, options).map_err(|e| match e {
+        // Only an existing file is what --force is for; a directory, a pipe or a
+        // refused permission is not, with or without it.
+        crate::streams::OutputError::Exists => super::report::hinted(
+            format!("{}: {e}", display_path(path)),
+            "pass --force to replace it",
+        ),
+        e => anyhow::Error::new(e).context(display_path(path)),
+    })
 }
 
 /// An output destination chosen by `-o`: stdout (for `-` or no `-o`) or an atomic file.

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     /// The final path exists and overwriting was not allowed.
-    #[error("already exists (use --force to overwrite it)")]
+    #[error("already exists")]
     Exists,
     /// The output path names the same file as an input.
     #[error("is the same file as the input {}", .0.display())]

@@ -174,8 +174,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             secret: false,
             stream: false,
         },
-    )
-    .map_err(|e| super::super::report::hinted(format!("{e:#}"), "pass --force to replace it"))?;
+    )?;
     let spool = match args.output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

@@ -198,8 +198,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             secret: false,
             stream: false,
         },
-    )
-    .map_err(|e| hinted(format!("{e:#}"), "pass --force to replace it"))?;
+    )?;
     let dir = match args.output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

@@ -3,7 +3,6 @@
 use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::keysource::KeyArgs;
 use super::super::output::{Destination, NewFile, display_path, open_input, stdout_text};
-use super::super::report::hinted;
 use super::super::{Global, Status};
 use crate::records::fields::{self, Field, Options};
 use anyhow::Context;
@@ -147,8 +146,7 @@ pub fn run_fields(args: &FieldArgs, opts: Options, f: FieldFn) -> anyhow::Result
             secret: false,
             stream: false,
         },
-    )
-    .map_err(|e| hinted(format!("{e:#}"), "pass --force to replace it"))?;
+    )?;
     match dest {
         Destination::Stdout => {
             let mut out = stdout_text();

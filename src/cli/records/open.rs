@@ -2,7 +2,6 @@
 
 use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, Destination, NewFile, stdout_text};
-use super::super::report::hinted;
 use super::super::{Global, Status};
 use super::{SecretArgs, open_file, records_error};
 use anyhow::Context;
@@ -79,8 +78,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             secret: true,
             stream: false,
         },
-    )
-    .map_err(|e| hinted(format!("{e:#}"), "pass --force to replace it"))?;
+    )?;
     let bar = Bar::items(global, "opening", "pages");
     match dest {
         Destination::Stdout => {

@@ -179,8 +179,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             secret: true,
             stream: false,
         },
-    )
-    .map_err(|e| hinted(format!("{e:#}"), "pass --force to replace it"))?;
+    )?;
     let settings = Settings {
         format,
         header_row,
