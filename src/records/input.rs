@@ -251,22 +251,15 @@ impl<'a> Iterator for Records<'a> {
 }
 
 fn jsonl_key(raw: &[u8], name: &str, line: u64) -> Result<Vec<u8>, RecordsError> {
+    use super::json_key::{Problem, key};
     let text = crate::streams::strip_line_end(raw);
-    let v: serde_json::Value = serde_json::from_slice(text).map_err(|e| RecordsError::Input {
+    key(text, name).map_err(|p| RecordsError::Input {
         line,
-        problem: format!("not JSON: {e}"),
-    })?;
-    match v.get(name) {
-        Some(serde_json::Value::String(s)) => Ok(s.clone().into_bytes()),
-        Some(serde_json::Value::Number(n)) => Ok(n.to_string().into_bytes()),
-        Some(serde_json::Value::Bool(b)) => Ok(b.to_string().into_bytes()),
-        Some(_) => Err(RecordsError::Input {
-            line,
-            problem: format!("field {name:?} is not a string, number or boolean"),
-        }),
-        None => Err(RecordsError::Input {
-            line,
-            problem: format!("has no field {name:?}"),
-        }),
-    }
+        problem: match p {
+            Problem::NotJson(e) => format!("not a JSON object: {e}"),
+            Problem::Missing => format!("has no field {name:?}"),
+            Problem::Twice => format!("names the field {name:?} more than once"),
+            Problem::NotScalar => format!("field {name:?} is not a string, number or boolean"),
+        },
+    })
 }

@@ -19,6 +19,7 @@ pub mod header;
 mod hmac256;
 pub mod input;
 mod io;
+mod json_key;
 pub mod pages;
 mod read;
 pub mod root;

@@ -612,6 +612,49 @@ fn decrypt_fields_drops_the_token_columns_it_finds_and_numbers_lines_as_the_file
     );
 }
 
+/// A JSON line's number key is its text as written: a get by that text finds the record
+/// (a 30-digit id, an exponent, a fraction), never a float's rendering of it.
+#[test]
+fn jsonl_number_keys_are_found_by_their_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let big = "123456789012345678901234567890";
+    let input = format!(
+        "{{\"id\":{big},\"v\":1}}\n{{\"id\":123456789012345678901234567891,\"v\":2}}\n{{\"id\":1e2}}\n{{\"id\":1.0}}\n"
+    );
+    let file = seal(
+        dir.path(),
+        input.as_bytes(),
+        "n.jsonl",
+        &["--key-field", "id"],
+        &key,
+    );
+    let get = |k: &str| {
+        veilkit()
+            .args(["records", "get", "--key-file"])
+            .arg(&key)
+            .arg(&file)
+            .arg(k)
+            .output()
+            .unwrap()
+    };
+    let lines: Vec<&str> = input.lines().collect();
+    for (k, want) in [
+        (big, lines[0]),
+        ("123456789012345678901234567891", lines[1]),
+        ("1e2", lines[2]),
+        ("1.0", lines[3]),
+    ] {
+        let out = get(k);
+        assert_eq!(out.status.code(), Some(0), "{k}: {}", stderr_of(&out));
+        assert_eq!(stdout_of(&out), format!("{want}\n"), "{k}");
+    }
+    // What a float would have rendered is not a key.
+    for k in ["100", "100.0", "1.2345678901234568e29", "1"] {
+        assert_eq!(get(k).status.code(), Some(1), "{k}");
+    }
+}
+
 /// Kills `append` at many moments; every time, the file opens with the old or the new
 /// content and verifies.
 #[test]
