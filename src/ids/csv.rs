@@ -3,7 +3,7 @@
 //! one is written), so quoted fields, embedded line ends and CRLF pass through as they
 //! were. One id at a time: CSV is read for its structure, not at the line stream's rate.
 
-use super::stream::{LineError, Op, Options, StreamError, Summary, parse_decimal};
+use super::stream::{LineError, Op, Options, StreamError, Summary};
 use super::{Codec, Form, InputError};
 use crate::delimited::{Dialect, ReadError, Reader, write_field};
 use std::io::{Read, Write};
@@ -68,7 +68,7 @@ pub fn run(
             let nonce_in = match opts.nonce_field {
                 Some(nf) if opts.op == Op::Encode && stored && random.is_none() => {
                     let t = value(nf)?;
-                    Some(parse_decimal(&t)?)
+                    Some(codec.parse_nonce(&t)?)
                 }
                 _ => random,
             };
@@ -160,7 +160,7 @@ fn transform(
     };
     match opts.op {
         Op::Encode => {
-            let id = parse_decimal(text)?;
+            let id = codec.parse_id(text)?;
             let nonce = match (stored, nonce_in) {
                 (false, _) => 0,
                 (true, Some(n)) => n,

@@ -265,6 +265,31 @@ impl Codec {
         self.keys.iter().position(|k| k.key_id == id)
     }
 
+    /// Parses a decimal id and checks that it can be encoded. A number too large for
+    /// any id is reported with this codec's largest, like one too large for this codec.
+    #[inline]
+    pub fn parse_id(&self, text: &[u8]) -> Result<u64, InputError> {
+        let id = stream::parse_decimal(text).map_err(|e| self.in_range(e))?;
+        self.check_id(id).map(|()| id)
+    }
+
+    /// Parses a decimal nonce (stored-nonce form) and checks that it can be used.
+    #[inline]
+    pub fn parse_nonce(&self, text: &[u8]) -> Result<u64, InputError> {
+        let nonce = stream::parse_decimal(text).map_err(|e| self.in_range(e))?;
+        self.check_nonce(nonce).map(|()| nonce)
+    }
+
+    /// `e`, with the range this codec allows when it is out of range.
+    fn in_range(&self, e: text::TextError) -> InputError {
+        match (e, self.spec.scheme) {
+            (text::TextError::OutOfRange { .. }, Scheme::Uuid) => {
+                text::TextError::OutOfRange { max: UUID_MAX }.into()
+            }
+            (e, _) => e.into(),
+        }
+    }
+
     /// Checks that `id` can be encoded.
     pub fn check_id(&self, id: u64) -> Result<(), InputError> {
         match self.spec.scheme {

@@ -357,11 +357,18 @@ pub fn parse_decimal(text: &[u8]) -> Result<u64, TextError> {
         return Err(TextError::Empty);
     }
     if text.len() > 20 {
-        return if text.iter().all(u8::is_ascii_digit) {
-            Err(TextError::OutOfRange { max: u64::MAX })
-        } else {
-            Err(TextError::NotDecimal)
-        };
+        if !text.iter().all(u8::is_ascii_digit) {
+            return Err(TextError::NotDecimal);
+        }
+        // Leading zeros are read as in a short number ("007" is 7), however many.
+        let first = text
+            .iter()
+            .position(|&c| c != b'0')
+            .unwrap_or(text.len() - 1);
+        if text.len() - first > 20 {
+            return Err(TextError::OutOfRange { max: u64::MAX });
+        }
+        return parse_decimal(&text[first..]);
     }
     let mut v: u64 = 0;
     for &c in text {
@@ -422,9 +429,7 @@ fn process(
     if whole_line && encoding {
         for i in 0..n {
             let rec = batch.recs[i];
-            let parsed = parse_decimal(&buf[rec.start..rec.end])
-                .map_err(InputError::from)
-                .and_then(|id| codec.check_id(id).map(|()| id));
+            let parsed = codec.parse_id(&buf[rec.start..rec.end]);
             batch.errors[i] = match parsed {
                 Ok(id) => {
                     batch.ids[i] = id;
@@ -496,13 +501,11 @@ fn process(
                 }
             };
             if encoding {
-                let id = parse_decimal(value)?;
-                codec.check_id(id)?;
+                let id = codec.parse_id(value)?;
                 batch.ids[i] = id;
                 if stored && !opts.random_nonce {
                     let nt = nonce_text.ok_or(InputError::MissingNonce)?;
-                    let nonce = parse_decimal(nt)?;
-                    codec.check_nonce(nonce)?;
+                    let nonce = codec.parse_nonce(nt)?;
                     batch.nonces[i] = nonce;
                 }
             } else {
@@ -775,6 +778,11 @@ mod tests {
         assert_eq!(parse_decimal(b"18446744073709551615"), Ok(u64::MAX));
         assert!(parse_decimal(b"18446744073709551616").is_err());
         assert!(parse_decimal(b"99999999999999999999999").is_err());
+        assert_eq!(parse_decimal(b"000000000000000000000000007"), Ok(7));
+        assert_eq!(parse_decimal(b"000000000000000000000000000"), Ok(0));
+        assert_eq!(parse_decimal(b"0000018446744073709551615"), Ok(u64::MAX));
+        assert!(parse_decimal(b"0000018446744073709551616").is_err());
+        assert!(parse_decimal(b"00000000000000000000000x1").is_err());
         assert!(parse_decimal(b"-1").is_err());
         assert!(parse_decimal(b" 1").is_err());
         assert!(parse_decimal(b"").is_err());
