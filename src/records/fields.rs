@@ -173,9 +173,18 @@ fn resolve(fields: &[Field], header: Option<&[Vec<u8>]>) -> Result<Vec<usize>, F
                 .ok_or(FieldError::NeedHeader)?
                 .iter()
                 .position(|h| h == name.as_bytes())
-                .ok_or_else(|| FieldError::NoField {
-                    line: 1,
-                    field: format!("{name:?}"),
+                .ok_or_else(|| {
+                    let bom = header
+                        .and_then(|h| h.first())
+                        .is_some_and(|h| h.starts_with(super::input::BOM));
+                    FieldError::NoField {
+                        line: 1,
+                        field: if bom {
+                            format!("{name:?} ({})", super::input::BOM_NOTE)
+                        } else {
+                            format!("{name:?}")
+                        },
+                    }
                 }),
         })
         .collect()

@@ -66,6 +66,35 @@ pub fn parse<'a>(
     header_row: bool,
     first_number: u64,
 ) -> Result<(Option<&'a [u8]>, Records<'a>), RecordsError> {
+    parse_header(input, format, key, header_row, first_number).map_err(|e| note_bom(input, e))
+}
+
+/// A UTF-8 byte order mark, as spreadsheet programs put before CSV.
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What an error on line 1 adds when the input starts with [`BOM`].
+pub(crate) const BOM_NOTE: &str = "the input starts with a UTF-8 byte order mark, which is \
+     kept as part of line 1: remove it, for example with sed '1s/^\\xEF\\xBB\\xBF//'";
+
+/// An error on line 1 of an input that starts with a byte order mark says so: the mark
+/// is invisible, and it is kept as part of line 1 (of its first field or member name).
+fn note_bom(input: &[u8], e: RecordsError) -> RecordsError {
+    match e {
+        RecordsError::Input { line: 1, problem } if input.starts_with(BOM) => RecordsError::Input {
+            line: 1,
+            problem: format!("{problem} ({BOM_NOTE})"),
+        },
+        e => e,
+    }
+}
+
+fn parse_header<'a>(
+    input: &'a [u8],
+    format: InputFormat,
+    key: Option<&KeyField>,
+    header_row: bool,
+    first_number: u64,
+) -> Result<(Option<&'a [u8]>, Records<'a>), RecordsError> {
     let mut r = Records {
         input,
         at: 0,
@@ -246,7 +275,7 @@ impl<'a> Iterator for Records<'a> {
         if self.failed {
             return None;
         }
-        self.step()
+        self.step().map(|r| r.map_err(|e| note_bom(self.input, e)))
     }
 }
 
