@@ -22,7 +22,8 @@ data pages each one needs.
 Each request gets one answer in order: the record exactly as it was in the input (a line \
 end is added to a last line that had none), or an empty line when there is no such record. \
 Keys are exact bytes: for line files the line number, for CSV/TSV the field's text after \
-unquoting, for JSON lines the member's value. Exit status 1 when none was found.
+unquoting, for JSON lines the member's string value, or a number's or boolean's text as written \
+(`1e2`, not `100`). Exit status 1 when none was found.
 
 Keys from --keys are looked up together, each data page read and decrypted once for all \
 the keys of a batch that need it: from a file (--keys FILE, or standard input redirected \
