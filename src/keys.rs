@@ -165,6 +165,11 @@ pub enum LineProblem {
     /// Not a key line of any version.
     #[error("not a veilkit key (expected {KEY_LINE_PREFIX}:ID:KEY:CHECK)")]
     NotAKey,
+    /// The file starts with a byte order mark (an editor's).
+    #[error(
+        "starts with a byte order mark, which an editor added: remove it, for example with sed -i '1s/^\\xEF\\xBB\\xBF//' FILE"
+    )]
+    ByteOrderMark,
     /// A key line of a newer format.
     #[error("key format {0} is newer than this veilkit understands; upgrade veilkit")]
     NewerFormat(String),
@@ -196,6 +201,20 @@ pub enum LineProblem {
     },
 }
 
+impl KeyError {
+    /// The error says what to do (upgrade veilkit, remove a byte order mark): the key
+    /// itself is intact, so a hint to restore it would mislead.
+    pub fn says_what_to_do(&self) -> bool {
+        matches!(
+            self,
+            KeyError::Line {
+                problem: LineProblem::NewerFormat(_) | LineProblem::ByteOrderMark,
+                ..
+            }
+        )
+    }
+}
+
 impl Keyring {
     /// A ring holding one key.
     pub fn single(key: MasterKey) -> Self {
@@ -210,6 +229,12 @@ impl Keyring {
     /// Parses the key file format.
     pub fn parse(text: &str) -> Result<Self, KeyError> {
         let mut keys: Vec<MasterKey> = Vec::new();
+        if text.starts_with('\u{feff}') {
+            return Err(KeyError::Line {
+                line: 1,
+                problem: LineProblem::ByteOrderMark,
+            });
+        }
         for (i, raw) in text.lines().enumerate() {
             let line = raw.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -545,5 +570,25 @@ mod tests {
         ] {
             assert!(Keyring::parse(&bad).is_err(), "{bad:?}");
         }
+        // A byte order mark is named as such (the key is intact), anywhere else a key
+        // line's damage as before.
+        let bom = Keyring::parse(&format!("\u{feff}{line}\n")).unwrap_err();
+        assert!(matches!(
+            bom,
+            KeyError::Line {
+                line: 1,
+                problem: LineProblem::ByteOrderMark
+            }
+        ));
+        assert!(bom.says_what_to_do());
+        let inner = Keyring::parse(&format!("{line}\n\u{feff}{line}\n")).unwrap_err();
+        assert!(matches!(
+            inner,
+            KeyError::Line {
+                line: 2,
+                problem: LineProblem::NotAKey
+            }
+        ));
+        assert!(!inner.says_what_to_do());
     }
 }

@@ -35,9 +35,11 @@ impl KeyArgs {
                 text.into_string()
                     .map_err(|_| anyhow::anyhow!("${ENV_KEY}: key text is not valid UTF-8"))?,
             );
-            return Keyring::parse(&text)
-                .with_context(|| format!("${ENV_KEY}"))
-                .hint("$VEILKIT_KEY must hold the text of a key file made by `veilkit keygen`");
+            return parse(
+                &text,
+                format!("${ENV_KEY}"),
+                "$VEILKIT_KEY must hold the text of a key file made by `veilkit keygen`",
+            );
         }
         Err(hinted(
             "key: no key given",
@@ -55,9 +57,21 @@ pub fn load_file(path: &Path) -> anyhow::Result<Keyring> {
     warn_if_exposed(path);
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| anyhow::anyhow!("key file {shown}: not a text file"))?;
-    Keyring::parse(text)
-        .with_context(|| format!("key file {shown}"))
-        .hint("key files are made by `veilkit keygen`; restore this one from your backup")
+    parse(
+        text,
+        format!("key file {shown}"),
+        "key files are made by `veilkit keygen`; restore this one from your backup",
+    )
+}
+
+/// Parses key text, naming its source `what`; `hint` goes with an error unless the error
+/// says itself what to do.
+fn parse(text: &str, what: String, hint: &str) -> anyhow::Result<Keyring> {
+    match Keyring::parse(text) {
+        Ok(ring) => Ok(ring),
+        Err(e) if e.says_what_to_do() => Err(anyhow::Error::new(e).context(what)),
+        Err(e) => Err(anyhow::Error::new(e).context(what)).hint(hint),
+    }
 }
 
 fn warn_if_exposed(path: &Path) {
