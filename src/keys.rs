@@ -572,23 +572,30 @@ mod tests {
         }
         // A byte order mark is named as such (the key is intact), anywhere else a key
         // line's damage as before.
-        let bom = Keyring::parse(&format!("\u{feff}{line}\n")).unwrap_err();
-        assert!(matches!(
-            bom,
-            KeyError::Line {
-                line: 1,
-                problem: LineProblem::ByteOrderMark
-            }
-        ));
-        assert!(bom.says_what_to_do());
-        let inner = Keyring::parse(&format!("{line}\n\u{feff}{line}\n")).unwrap_err();
-        assert!(matches!(
-            inner,
-            KeyError::Line {
-                line: 2,
-                problem: LineProblem::NotAKey
-            }
-        ));
-        assert!(!inner.says_what_to_do());
+        for (text, at, problem, says) in [
+            (
+                format!("\u{feff}{line}\n"),
+                1,
+                LineProblem::ByteOrderMark,
+                true,
+            ),
+            (
+                format!("{line}\n\u{feff}{line}\n"),
+                2,
+                LineProblem::NotAKey,
+                false,
+            ),
+        ] {
+            let e = Keyring::parse(&text).unwrap_err();
+            assert_eq!(e.says_what_to_do(), says, "{text:?}");
+            let KeyError::Line {
+                line: n,
+                problem: p,
+            } = e
+            else {
+                panic!("{text:?}: {e}");
+            };
+            assert_eq!((n, p), (at, problem), "{text:?}");
+        }
     }
 }
