@@ -32,15 +32,31 @@ pub fn key(text: &[u8], name: &str) -> Result<Vec<u8>, Problem> {
     let found = de
         .deserialize_map(Member { name })
         .and_then(|found| de.end().map(|()| found))
-        .map_err(|e| Problem::NotJson(e.to_string()))?;
+        .map_err(not_json)?;
     let raw = found?.get();
     match raw.as_bytes().first() {
         Some(b'"') => serde_json::from_str::<String>(raw)
             .map(String::into_bytes)
-            .map_err(|e| Problem::NotJson(e.to_string())),
+            .map_err(not_json),
         Some(b'-' | b'0'..=b'9' | b't' | b'f') => Ok(raw.as_bytes().to_vec()),
         _ => Err(Problem::NotScalar),
     }
+}
+
+/// The parser's message, its position given as a column of the line alone: serde_json
+/// counts lines within the text it reads, which is one line of the input, so its "line 1"
+/// would contradict the input's line number beside it.
+fn not_json(e: serde_json::Error) -> Problem {
+    let text = e.to_string();
+    let message = match text.rfind(" at line ") {
+        Some(at) if e.line() > 0 => &text[..at],
+        _ => &text,
+    };
+    Problem::NotJson(if e.column() > 0 {
+        format!("{message} at column {}", e.column())
+    } else {
+        message.to_string()
+    })
 }
 
 /// Visits an object for the member `name`.
@@ -139,10 +155,15 @@ mod tests {
         ] {
             assert!(matches!(k(bad), Err(Problem::NotJson(_))), "{bad:?}");
         }
-        // Invalid JSON anywhere in the line, not only in the key's member.
-        assert!(matches!(
+        // Invalid JSON anywhere in the line, not only in the key's member; the position
+        // is a column of the line.
+        assert_eq!(
             k(r#"{"id":1,"v":[1,]}"#),
-            Err(Problem::NotJson(_))
-        ));
+            Err(Problem::NotJson("expected value at column 16".into()))
+        );
+        assert_eq!(
+            k(r#"{"id":2,,}"#),
+            Err(Problem::NotJson("key must be a string at column 9".into()))
+        );
     }
 }
