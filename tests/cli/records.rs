@@ -1,6 +1,7 @@
 //! `veilkit records`: the real binary on real files.
 
 use super::common::{keyfile, std_veilkit, stderr_of, stdout_of, veilkit};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 fn seal(dir: &Path, input: &[u8], name: &str, extra: &[&str], key: &Path) -> PathBuf {
@@ -20,14 +21,19 @@ fn seal(dir: &Path, input: &[u8], name: &str, extra: &[&str], key: &Path) -> Pat
     out
 }
 
-fn open(file: &Path, key: &Path) -> std::process::Output {
-    veilkit()
-        .args(["records", "open"])
+/// `veilkit records CMD FILE ARGS... --key-file KEY`, for the caller to run and check.
+fn records(cmd: &str, file: &Path, args: &[&OsStr], key: &Path) -> assert_cmd::Command {
+    let mut c = veilkit();
+    c.args(["records", cmd])
         .arg(file)
+        .args(args)
         .arg("--key-file")
-        .arg(key)
-        .output()
-        .unwrap()
+        .arg(key);
+    c
+}
+
+fn open(file: &Path, key: &Path) -> std::process::Output {
+    records("open", file, &[], key).output().unwrap()
 }
 
 const CSV: &[u8] =
@@ -241,22 +247,10 @@ fn wrong_key_tampering_and_truncation_are_errors_without_output() {
         "{}",
         stderr_of(&out)
     );
-    let out = veilkit()
-        .args(["records", "verify"])
-        .arg(&bad)
-        .arg("--key-file")
-        .arg(&key)
-        .output()
-        .unwrap();
+    let out = records("verify", &bad, &[], &key).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr_of(&out).contains("page 10 fails authentication"));
-    veilkit()
-        .args(["records", "verify"])
-        .arg(&file)
-        .arg("--key-file")
-        .arg(&key)
-        .assert()
-        .success();
+    records("verify", &file, &[], &key).assert().success();
     // Truncated.
     std::fs::write(&bad, &std::fs::read(&file).unwrap()[..2 * 4096 + 4096 * 5]).unwrap();
     let out = open(&bad, &key);
@@ -297,12 +291,7 @@ fn append_supersedes_and_delete_removes() {
     );
     let add = dir.path().join("add.csv");
     std::fs::write(&add, "id,v\n2,B\n4,d\n4,D\n").unwrap();
-    veilkit()
-        .args(["records", "append"])
-        .arg(&file)
-        .arg(&add)
-        .arg("--key-file")
-        .arg(&key)
+    records("append", &file, &[add.as_os_str()], &key)
         .assert()
         .success();
     assert_eq!(stdout_of(&open(&file, &key)), "id,v\n1,a\n3,c\n2,B\n4,D\n");
@@ -329,24 +318,14 @@ fn append_supersedes_and_delete_removes() {
     assert_eq!(stdout_of(&open(&file, &key)), "id,v\n3,c\n2,B\n4,D\n");
     // Another header row is refused.
     std::fs::write(&add, "key,v\n5,e\n").unwrap();
-    let out = veilkit()
-        .args(["records", "append"])
-        .arg(&file)
-        .arg(&add)
-        .arg("--key-file")
-        .arg(&key)
+    let out = records("append", &file, &[add.as_os_str()], &key)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr_of(&out).contains("header row differs"));
     // Lines are numbered on.
     let log = seal(dir.path(), b"one\ntwo\n", "log.txt", &[], &key);
-    veilkit()
-        .args(["records", "append"])
-        .arg(&log)
-        .arg("-")
-        .arg("--key-file")
-        .arg(&key)
+    records("append", &log, &["-".as_ref()], &key)
         .write_stdin("three\n")
         .assert()
         .success();
@@ -358,13 +337,7 @@ fn append_supersedes_and_delete_removes() {
         .output()
         .unwrap();
     assert_eq!(stdout_of(&out), "three\n");
-    veilkit()
-        .args(["records", "verify"])
-        .arg(&file)
-        .arg("--key-file")
-        .arg(&key)
-        .assert()
-        .success();
+    records("verify", &file, &[], &key).assert().success();
 }
 
 #[test]
@@ -736,13 +709,7 @@ fn append_killed_at_any_moment_leaves_old_or_new_content() {
         } else {
             panic!("after a kill at step {i}: neither the old nor the new content");
         }
-        veilkit()
-            .args(["records", "verify"])
-            .arg(&file)
-            .arg("--key-file")
-            .arg(&key)
-            .assert()
-            .success();
+        records("verify", &file, &[], &key).assert().success();
     }
     eprintln!("kills: {saw_old} left the old content, {saw_new} the new");
 }
@@ -876,12 +843,7 @@ fn compressed_files_give_back_the_exact_bytes_and_stay_updatable() {
         "id,email,note\n3001,new@example.com,fresh\n7,x@example.com,y\n",
     )
     .unwrap();
-    veilkit()
-        .args(["records", "append"])
-        .arg(&zstd)
-        .arg(&more)
-        .arg("--key-file")
-        .arg(&key)
+    records("append", &zstd, &[more.as_os_str()], &key)
         .assert()
         .success();
     let out = veilkit()
@@ -926,21 +888,10 @@ fn an_empty_input_sealed_compressed_opens() {
     let out = open(&file, &key);
     assert!(out.status.success(), "{}", stderr_of(&out));
     assert!(out.stdout.is_empty());
-    veilkit()
-        .args(["records", "verify"])
-        .arg(&file)
-        .arg("--key-file")
-        .arg(&key)
-        .assert()
-        .success();
+    records("verify", &file, &[], &key).assert().success();
     let more = dir.path().join("more.txt");
     std::fs::write(&more, "first\nsecond\n").unwrap();
-    veilkit()
-        .args(["records", "append"])
-        .arg(&file)
-        .arg(&more)
-        .arg("--key-file")
-        .arg(&key)
+    records("append", &file, &[more.as_os_str()], &key)
         .assert()
         .success();
     assert_eq!(open(&file, &key).stdout, b"first\nsecond\n");
