@@ -17,7 +17,12 @@ pub const LONG_ABOUT: &str = "Remove the records with the KEY arguments and the 
 are not in the file are ignored; exit status 1 when none was.
 
 A removed record's old page stays in the file, encrypted, until `rekey --rotate-data-key` \
-rewrites it: run that when deleted data must be gone from the disk.";
+rewrites it: run that when deleted data must be gone from the disk.
+
+Other records keep their place, except in a compressed file (`seal --compress`): a page \
+whose remaining records compress worse without the removed one (it held text they \
+referred to) may no longer fit, and records from its end then move to a new page at the \
+end of the file, so that `open` lists them last and `get --number` counts them there.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
