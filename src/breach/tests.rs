@@ -680,3 +680,79 @@ fn the_first_eight_bytes_of_every_layout_are_key() {
         }
     }
 }
+
+/// Hashes under a few 20-bit prefixes (so that range files replace some of them), from
+/// `pick` (prefix choice, then the other 140 bits).
+fn hashes_under(prefixes: &[u32], picks: &[(usize, [u8; 18])]) -> Vec<Vec<u8>> {
+    picks
+        .iter()
+        .map(|(p, rest)| {
+            let prefix = prefixes[p % prefixes.len()];
+            let mut h = vec![(prefix >> 12) as u8, (prefix >> 4) as u8];
+            h.push(((prefix & 0xf) << 4) as u8 | (rest[0] & 0x0f));
+            h.extend_from_slice(&rest[1..]);
+            h
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    /// `merge` of an index with a directory of range files (the downloader's layout:
+    /// suffixes, CRLF, no final line end; some empty, some with count-0 padding) is
+    /// byte for byte the build of the reference: the old records outside the files'
+    /// prefixes, and the files' records with a count; and it counts the old records it
+    /// replaced.
+    #[test]
+    fn merge_is_the_build_of_the_merged_data(
+        prefixes in proptest::collection::vec(0u32..1 << 20, 1..6),
+        old in proptest::collection::vec((any::<usize>(), any::<[u8; 18]>(), 1u64..10_000), 1..300),
+        new in proptest::collection::vec((any::<usize>(), any::<[u8; 18]>(), 0u64..10_000), 0..200),
+        files in proptest::collection::vec(any::<usize>(), 1..6),
+    ) {
+        let old_hashes = hashes_under(&prefixes, &old.iter().map(|(p, r, _)| (*p, *r)).collect::<Vec<_>>());
+        let old_map: BTreeMap<Vec<u8>, u64> = old_hashes.into_iter().zip(old.iter().map(|o| o.2)).collect();
+        let index = Index::from_bytes(build_bytes(dump_text(HashKind::Sha1, &old_map).as_bytes(), None).unwrap()).unwrap();
+        // Range files for some prefixes (one more prefix that the old index lacks).
+        let mut file_prefixes: Vec<u32> = files.iter().map(|i| prefixes[i % prefixes.len()]).collect();
+        file_prefixes.push(prefixes[0] ^ 0x80000);
+        file_prefixes.sort_unstable();
+        file_prefixes.dedup();
+        let new_hashes = hashes_under(&file_prefixes, &new.iter().map(|(p, r, _)| (*p, *r)).collect::<Vec<_>>());
+        let new_map: BTreeMap<Vec<u8>, u64> = new_hashes.into_iter().zip(new.iter().map(|n| n.2)).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let ranges = dir.path().join("ranges");
+        std::fs::create_dir(&ranges).unwrap();
+        let prefix_of = |h: &[u8]| u32::from(h[0]) << 12 | u32::from(h[1]) << 4 | u32::from(h[2]) >> 4;
+        for p in &file_prefixes {
+            let body: Vec<String> = new_map
+                .iter()
+                .filter(|(h, _)| prefix_of(h) == *p)
+                .map(|(h, c)| format!("{}:{c}", &hex(HashKind::Sha1, &Wide::from_be_prefix(h))[5..]))
+                .collect();
+            std::fs::write(ranges.join(format!("{p:05X}.txt")), body.join("\r\n")).unwrap();
+        }
+        let mut want: BTreeMap<Vec<u8>, u64> = old_map
+            .iter()
+            .filter(|(h, _)| !file_prefixes.contains(&prefix_of(h)))
+            .map(|(h, c)| (h.clone(), *c))
+            .collect();
+        let replaced = old_map.len() - want.len();
+        want.extend(new_map.iter().filter(|(_, c)| **c > 0).map(|(h, c)| (h.clone(), *c)));
+        let mut out = tempfile::tempfile_in(dir.path()).unwrap();
+        let merged = super::ranges::merge(&index, &ranges, &mut out, dir.path(), &NoProgress);
+        let expected = build_bytes(dump_text(HashKind::Sha1, &want).as_bytes(), Some(HashKind::Sha1));
+        match (merged, expected) {
+            (Ok(summary), Ok(expected)) => {
+                prop_assert_eq!(summary.ranges, file_prefixes.len() as u64);
+                prop_assert_eq!(summary.replaced, replaced as u64);
+                out.rewind().unwrap();
+                let mut bytes = Vec::new();
+                out.read_to_end(&mut bytes).unwrap();
+                prop_assert!(bytes == expected, "merged index differs from the build of the merged data");
+            }
+            (Err(BuildError::Empty), Err(BuildError::Empty)) => {}
+            (m, e) => prop_assert!(false, "merge {:?}, build {:?}", m.map(|s| s.ranges), e.map(|b| b.len())),
+        }
+    }
+}
