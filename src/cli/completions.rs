@@ -55,9 +55,9 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         .find(|(name, _)| name == file)
         .context("no completions for this shell")?;
     let mut out = std::io::stdout().lock();
-    match out.write_all(&script).and_then(|()| out.flush()) {
-        Ok(()) => Ok(Status::Success),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Status::Success),
-        Err(e) => Err(e).context("standard output"),
-    }
+    // A closed pipe is a quiet end (`report::error`).
+    out.write_all(&script)
+        .and_then(|()| out.flush())
+        .context("stdout")?;
+    Ok(Status::Success)
 }

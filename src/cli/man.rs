@@ -47,11 +47,11 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let Some(dir) = &args.dir else {
         let (_, top) = pages.into_iter().next().context("no manual page")?;
         let mut out = std::io::stdout().lock();
-        return match out.write_all(&top).and_then(|()| out.flush()) {
-            Ok(()) => Ok(Status::Success),
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Status::Success),
-            Err(e) => Err(e).context("standard output"),
-        };
+        // A closed pipe is a quiet end (`report::error`).
+        out.write_all(&top)
+            .and_then(|()| out.flush())
+            .context("stdout")?;
+        return Ok(Status::Success);
     };
     if !dir.is_dir() {
         anyhow::bail!("{}: not a directory", dir.display());

@@ -115,17 +115,18 @@ pub fn info(global: super::Global, message: impl fmt::Display) {
     }
 }
 
-/// Reports a clap parse failure: help and version go to stdout with status 0; usage
-/// errors become `veilkit: usage: ...` with status 2.
+/// Reports a clap parse failure: help and version go to stdout with status 0 (status 2
+/// and a message when stdout cannot take them, a full disk say; a closed pipe is the
+/// quiet end it is elsewhere); usage errors become `veilkit: usage: ...` with status 2.
 pub fn clap_error(e: clap::Error) -> Status {
     use clap::error::ErrorKind;
     match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let _ = e.print();
-            Status::Success
-        }
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => match print_help(&e) {
+            Ok(()) => Status::Success,
+            Err(err) => error(&err),
+        },
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
+            let _ = print_help(&e);
             Status::Error
         }
         _ => {
@@ -135,6 +136,14 @@ pub fn clap_error(e: clap::Error) -> Status {
             Status::Error
         }
     }
+}
+
+/// Help or version text on stdout, in clap's colours, flushed, its errors kept.
+fn print_help(e: &clap::Error) -> anyhow::Result<()> {
+    use anyhow::Context;
+    e.print()
+        .and_then(|()| io::stdout().lock().flush())
+        .context("stdout")
 }
 
 fn emit(text: &str) {

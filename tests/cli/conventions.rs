@@ -191,3 +191,95 @@ fn no_progress_bar_off_a_terminal() {
         .success()
         .stderr("");
 }
+
+/// Stdout that cannot take the output (a full disk: Linux's /dev/full) is an error with
+/// status 2 and one message for every command that writes there, help and version
+/// included (they once ended with status 0 and nothing said).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_on_stdout_is_an_error_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let csv = dir.path().join("r.csv");
+    std::fs::write(&csv, "id,name\n1,ann\n2,bob\n").unwrap();
+    let vkr = dir.path().join("r.vkr");
+    veilkit()
+        .args(["records", "seal"])
+        .arg(&csv)
+        .args(["--key-field", "id", "-o"])
+        .arg(&vkr)
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    let dump = dir.path().join("d.txt");
+    std::fs::write(&dump, "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493\n").unwrap();
+    let index = dir.path().join("i.okon");
+    veilkit()
+        .args(["-q", "breach", "build"])
+        .arg(&dump)
+        .arg("-o")
+        .arg(&index)
+        .assert()
+        .success();
+    let (k, v, i) = (
+        key.to_str().unwrap(),
+        vkr.to_str().unwrap(),
+        index.to_str().unwrap(),
+    );
+    let cases: &[(&[&str], &str)] = &[
+        (&["--help"], ""),
+        (&["--version"], ""),
+        (&["records", "get", "--help"], ""),
+        (&["completions", "bash"], ""),
+        (&["man"], ""),
+        (&["keys", "--key-file", k], ""),
+        (&["keygen"], ""),
+        (&["encode", "--key-file", k], "1\n2\n"),
+        (&["nonce", "-n", "3"], ""),
+        (&["breach", "query", "--passwords"], "password\n"),
+        (
+            &[
+                "breach",
+                "okon",
+                "--path",
+                i,
+                "--hash",
+                "5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8",
+            ],
+            "",
+        ),
+        (&["records", "open", v, "--key-file", k], ""),
+        (&["records", "get", v, "1", "--key-file", k], ""),
+        (&["records", "info", v, "--key-file", k], ""),
+    ];
+    for (args, stdin) in cases {
+        let out = std_veilkit()
+            .args(*args)
+            .env("VEILKIT_STATE_HOME", dir.path())
+            .env("XDG_STATE_HOME", dir.path())
+            .stdin(Stdio::piped())
+            .stdout(
+                std::fs::File::options()
+                    .write(true)
+                    .open("/dev/full")
+                    .unwrap(),
+            )
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+                child.wait_with_output()
+            })
+            .unwrap();
+        let err = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("veilkit: ")
+                && err.contains("No space left on device")
+                && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}

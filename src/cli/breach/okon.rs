@@ -89,7 +89,9 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", u8::from(found))
         .and_then(|()| out.flush())
-        .map_err(|e| anyhow::anyhow!("standard output: {e}"))?;
+        // Flattened, so that a closed pipe is an error (status 2) too, not the quiet end
+        // (status 0) of other text output: okon-cli's status 0 means "not leaked".
+        .map_err(|e| anyhow::anyhow!("stdout: {e}"))?;
     // okon-cli's statuses invert grep's: 1 when found, 0 when not.
     Ok(if found {
         Status::NotFound
