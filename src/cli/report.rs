@@ -87,6 +87,12 @@ pub fn error(err: &anyhow::Error) -> Status {
 #[error("interrupted")]
 pub struct Interrupted;
 
+/// `n` and the noun for it: `1 record`, `2 records` (`one` and `many` are the forms).
+pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Prints a warning: `veilkit: warning: <what>`.
 pub fn warn(message: impl fmt::Display) {
     emit(&format!("veilkit: warning: {message}"));

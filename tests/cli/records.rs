@@ -304,7 +304,7 @@ fn append_supersedes_and_delete_removes() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(
-        stderr_of(&out).contains("deleted 1 records (1 keys not found)"),
+        stderr_of(&out).contains("deleted 1 record (1 key not found)"),
         "{}",
         stderr_of(&out)
     );

@@ -251,10 +251,9 @@ pub fn convert(
     info(
         global,
         format!(
-            "built {shown}: {} of {} {} hashes, {} bytes ({:.2} bytes per hash), in {:.1} s ({:.1}M hashes/s)",
+            "built {shown}: {} of {}, {} bytes ({:.2} bytes per hash), in {:.1} s ({:.1}M hashes/s)",
             header.tier.name(),
-            header.hashes,
-            header.kind.name(),
+            hashes(header.hashes, header.kind),
             header.file_len,
             header.file_len as f64 / header.hashes.max(1) as f64,
             secs,
@@ -361,18 +360,26 @@ fn report_exact(args: &Args, global: Global, summary: &build::Summary, started: 
     info(
         global,
         format!(
-            "built {}: {} {} hashes, {} bytes ({:.2} bytes per hash), in {:.1} s ({:.1}M lines/s){padding}",
+            "built {}: {}, {} bytes ({:.2} bytes per hash), in {:.1} s ({:.1}M lines/s){padding}",
             if args.tier == TierArg::Exact {
                 args.output.display().to_string()
             } else {
                 "the temporary exact index".to_string()
             },
-            h.records,
-            h.params.kind.name(),
+            hashes(h.records, h.params.kind),
             h.file_len,
             h.file_len as f64 / h.records.max(1) as f64,
             secs,
             summary.lines as f64 / secs / 1e6,
         ),
     );
+}
+
+/// `1 SHA-1 hash`, `2 NTLM hashes`.
+fn hashes(n: u64, kind: HashKind) -> String {
+    super::super::report::counted(
+        n,
+        &format!("{} hash", kind.name()),
+        &format!("{} hashes", kind.name()),
+    )
 }

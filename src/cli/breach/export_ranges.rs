@@ -3,6 +3,7 @@
 use super::super::generate::ManExtra;
 use super::super::output::Bar;
 use super::super::report::HintExt;
+use super::super::report::counted;
 use super::super::{Global, Status};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -93,8 +94,10 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let _ = crate::streams::sync_parent_dir(target);
     if !global.quiet {
         eprintln!(
-            "veilkit: wrote {} range files ({} hashes, {} bytes) into {shown}",
-            summary.files, summary.hashes, summary.bytes
+            "veilkit: wrote {} ({}, {} bytes) into {shown}",
+            counted(summary.files, "range file", "range files"),
+            counted(summary.hashes, "hash", "hashes"),
+            summary.bytes
         );
     }
     Ok(Status::Success)

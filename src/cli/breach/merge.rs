@@ -2,6 +2,7 @@
 
 use super::super::generate::ManExtra;
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
+use super::super::report::counted;
 use super::super::{Global, Status};
 use anyhow::Context;
 use std::path::PathBuf;
@@ -85,10 +86,10 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     out.commit().with_context(|| display_path(&args.output))?;
     if !global.quiet {
         eprintln!(
-            "veilkit: merged {} range files ({} old hashes replaced): {} hashes in {}",
-            summary.ranges,
-            summary.replaced,
-            summary.build.header.records,
+            "veilkit: merged {} ({} replaced): {} in {}",
+            counted(summary.ranges, "range file", "range files"),
+            counted(summary.replaced, "old hash", "old hashes"),
+            counted(summary.build.header.records, "hash", "hashes"),
             display_path(&args.output)
         );
     }

@@ -120,7 +120,10 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         .map_err(|e| records_error(e, &shown))?;
     info(
         global,
-        format!("{shown}: added {added} records, superseded {replaced}"),
+        format!(
+            "{shown}: added {}, superseded {replaced}",
+            super::super::report::counted(added, "record", "records")
+        ),
     );
     Ok(Status::Success)
 }

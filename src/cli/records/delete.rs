@@ -90,8 +90,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     info(
         global,
         format!(
-            "{shown}: deleted {removed} records ({} keys not found)",
-            asked as u64 - removed
+            "{shown}: deleted {} ({} not found)",
+            super::super::report::counted(removed, "record", "records"),
+            super::super::report::counted(asked as u64 - removed, "key", "keys")
         ),
     );
     Ok(if removed > 0 {

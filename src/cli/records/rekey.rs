@@ -323,8 +323,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         info(
             global,
             format!(
-                "{shown}: rewritten under a new data key: {} records, {} bytes",
-                summary.records, summary.bytes
+                "{shown}: rewritten under a new data key: {}, {} bytes",
+                super::super::report::counted(summary.records, "record", "records"),
+                summary.bytes
             ),
         );
         return Ok(Status::Success);

@@ -219,8 +219,8 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     info(
         global,
         format!(
-            "sealed {} records into {}: {} bytes ({:.2}x the input), in {:.2} s",
-            summary.records,
+            "sealed {} into {}: {} bytes ({:.2}x the input), in {:.2} s",
+            super::super::report::counted(summary.records, "record", "records"),
             args.output.display(),
             summary.bytes,
             summary.bytes as f64 / input.len().max(1) as f64,

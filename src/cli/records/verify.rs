@@ -86,8 +86,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     info(
         global,
         format!(
-            "{shown}: sound ({} records, {} pages)",
-            report.records, report.pages
+            "{shown}: sound ({}, {})",
+            super::super::report::counted(report.records, "record", "records"),
+            super::super::report::counted(report.pages, "page", "pages")
         ),
     );
     Ok(Status::Success)
