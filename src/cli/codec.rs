@@ -288,7 +288,7 @@ pub fn run(args: &CodecArgs, prepared: Prepared, _global: Global) -> anyhow::Res
             &mut on_error,
         )
     } else {
-        super::output::take_stdin("the input")?;
+        super::input::take_stdin("the input")?;
         super::output::enlarge_pipe(0);
         let stdin = std::io::stdin();
         let mut lock = stdin.lock();

@@ -52,7 +52,7 @@ impl KeyArgs {
 /// Reads and parses a key file, warning when others may read it.
 pub fn load_file(path: &Path) -> anyhow::Result<Keyring> {
     let shown = super::output::display_path(path);
-    let bytes = super::output::read_small(path, "the key (--key-file -)")
+    let bytes = super::input::read_small(path, "the key (--key-file -)")
         .with_context(|| format!("key file {shown}"))?;
     warn_if_exposed(path);
     let text = std::str::from_utf8(&bytes)

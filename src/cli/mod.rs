@@ -14,6 +14,7 @@ pub mod decode;
 pub mod encode;
 pub mod generate;
 pub mod ids;
+pub mod input;
 pub mod keygen;
 pub mod keys;
 pub mod keysource;

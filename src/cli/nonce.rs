@@ -233,7 +233,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
 fn decrypt(args: &Args, width: Width, format: Format) -> anyhow::Result<Status> {
     const BATCH: usize = 4096;
     let cipher = NonceCipher::new(width, args.key.load()?.current());
-    let mut input = super::output::open_input(std::path::Path::new("-"))?;
+    let mut input = super::input::open_input(std::path::Path::new("-"))?;
     let mut values: Vec<u128> = Vec::with_capacity(BATCH);
     let mut buf = Vec::with_capacity(BATCH * 33);
     let mut out: Box<dyn Write> = if format == Format::Binary {

@@ -6,8 +6,7 @@ use crate::progress::Progress;
 use crate::streams::{AtomicFile, AtomicOptions, Special};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, LineWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, LineWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -117,100 +116,6 @@ pub fn stdout_binary() -> anyhow::Result<BinaryOut<BufWriter<io::StdoutLock<'sta
         STREAM_BUFFER,
         out.lock(),
     )))
-}
-
-/// What standard input was taken for, once a command has read it: one stream cannot
-/// hold a key and the data too.
-static STDIN_TAKEN: std::sync::Mutex<Option<&'static str>> = std::sync::Mutex::new(None);
-
-/// Takes standard input for `what` (`"the input"`, `"the key (--key-file -)"`); fails
-/// when it was already taken for something else.
-pub fn take_stdin(what: &'static str) -> anyhow::Result<()> {
-    let mut taken = STDIN_TAKEN
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match *taken {
-        Some(before) if before != what => Err(super::report::hinted(
-            format!("stdin: cannot hold {what}: it already holds {before}"),
-            "give one of them in a file (or as /dev/fd/N from another descriptor)",
-        )),
-        _ => {
-            // A command waiting on a terminal says so once, as it may look hung.
-            if taken.is_none() && what == "the input" && io::stdin().is_terminal() {
-                super::report::notice("reading standard input from the terminal (Ctrl-D ends it)");
-            }
-            *taken = Some(what);
-            Ok(())
-        }
-    }
-}
-
-/// Opens an input: `-` is standard input (locked and buffered), anything else a file.
-pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
-    if is_stdio(path) {
-        take_stdin("the input")?;
-        enlarge_pipe(0);
-        Ok(Box::new(BufReader::with_capacity(
-            STREAM_BUFFER,
-            io::stdin().lock(),
-        )))
-    } else {
-        let f = File::open(path).with_context(|| display_path(path))?;
-        Ok(Box::new(BufReader::with_capacity(STREAM_BUFFER, f)))
-    }
-}
-
-/// Reads a whole input (`-` for stdin) whose lines are at most [`LINE_CAP`] bytes: a
-/// longer line stops the read at once (`line N: longer than 1 MiB`), so that endless
-/// input without line ends costs bounded memory.
-///
-/// [`LINE_CAP`]: crate::streams::LINE_CAP
-pub fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let mut input = open_input(path)?;
-    let mut buf = Vec::new();
-    let mut line = 1u64;
-    // Where the line being read started.
-    let mut line_start = 0usize;
-    loop {
-        let chunk = match input.fill_buf() {
-            Ok(c) => c,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(anyhow::Error::new(e).context(display_path(path))),
-        };
-        if chunk.is_empty() {
-            break;
-        }
-        let n = chunk.len();
-        let at = buf.len();
-        buf.extend_from_slice(chunk);
-        input.consume(n);
-        for nl in memchr::memchr_iter(b'\n', &buf[at..]) {
-            line += 1;
-            line_start = at + nl + 1;
-        }
-        if buf.len() - line_start > crate::streams::LINE_CAP {
-            let e = crate::streams::LineTooLong {
-                line,
-                cap: crate::streams::LINE_CAP,
-            };
-            return Err(anyhow::Error::new(e).context(display_path(path)));
-        }
-    }
-    Ok(buf)
-}
-
-/// Reads a small secret or state file (a key, a passphrase) within
-/// [`SMALL_FILE_CAP`](crate::streams::SMALL_FILE_CAP); `-` reads standard input, taken
-/// for `what`. The bytes are wiped when dropped.
-pub fn read_small(path: &Path, what: &'static str) -> io::Result<zeroize::Zeroizing<Vec<u8>>> {
-    let cap = crate::streams::SMALL_FILE_CAP;
-    let bytes = if is_stdio(path) {
-        take_stdin(what).map_err(|e| io::Error::other(format!("{e:#}")))?;
-        crate::streams::read_capped(&mut io::stdin().lock(), cap)?
-    } else {
-        crate::streams::read_capped(&mut File::open(path)?, cap)?
-    };
-    Ok(zeroize::Zeroizing::new(bytes))
 }
 
 /// True for the path `-`.

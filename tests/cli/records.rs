@@ -923,3 +923,83 @@ fn a_small_file_seals_small_whatever_its_slots() {
     assert!(size <= 16 * 1024, "{size} bytes");
     assert_eq!(open(&file, &key).stdout, input.as_bytes());
 }
+
+/// An input file is mapped, standard input redirected from a file too (from where an
+/// earlier reader left it), a pipe is read: each seals the same bytes, and a line past 1
+/// MiB is the same error, with its number, on every path.
+#[test]
+fn inputs_from_files_redirects_and_pipes_seal_alike() {
+    use std::io::{Seek, SeekFrom, Write};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let text: Vec<u8> = (1..=500)
+        .flat_map(|i| format!("line {i}\n").into_bytes())
+        .collect();
+    let src = dir.path().join("in.txt");
+    std::fs::write(&src, &text).unwrap();
+    // `how`: the path, a redirect from offset `skip`, or a pipe.
+    let seal_from = |how: &str, skip: u64| -> std::process::Output {
+        let out = dir.path().join(format!("{how}{skip}.vkr"));
+        let mut cmd = std_veilkit();
+        cmd.args([
+            "records",
+            "seal",
+            "--force",
+            "--input-format",
+            "lines",
+            "-o",
+        ])
+        .arg(&out)
+        .arg("--key-file")
+        .arg(&key)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        let sealed = match how {
+            "path" => cmd.arg(&src).output().unwrap(),
+            "redirect" => {
+                let mut f = std::fs::File::open(&src).unwrap();
+                f.seek(SeekFrom::Start(skip)).unwrap();
+                cmd.arg("-").stdin(f).output().unwrap()
+            }
+            _ => {
+                let mut child = cmd.arg("-").stdin(Stdio::piped()).spawn().unwrap();
+                let bytes = std::fs::read(&src).unwrap();
+                child.stdin.take().unwrap().write_all(&bytes).unwrap();
+                child.wait_with_output().unwrap()
+            }
+        };
+        if !sealed.status.success() {
+            return sealed;
+        }
+        records("open", &out, &[], &key).output().unwrap()
+    };
+    for (how, skip) in [("path", 0), ("redirect", 0), ("redirect", 7), ("pipe", 0)] {
+        let out = seal_from(how, skip);
+        assert!(out.status.success(), "{how}: {}", stderr_of(&out));
+        assert_eq!(out.stdout, &text[skip as usize..], "{how} from {skip}");
+    }
+    // A line past the limit on line 3, last, and alone.
+    let mut long = b"a\nb\n".to_vec();
+    long.extend(std::iter::repeat_n(b'x', (1 << 20) + 1));
+    for input in [long.clone(), {
+        let mut l = long.clone();
+        l.extend_from_slice(b"\nd\n");
+        l
+    }] {
+        std::fs::write(&src, &input).unwrap();
+        for how in ["path", "redirect", "pipe"] {
+            let out = seal_from(how, 0);
+            assert_eq!(out.status.code(), Some(2), "{how}");
+            let err = stderr_of(&out);
+            assert!(err.contains("line 3: longer than 1 MiB"), "{how}: {err}");
+        }
+    }
+    let exact: Vec<u8> = std::iter::repeat_n(b'y', 1 << 20).collect();
+    std::fs::write(&src, &exact).unwrap();
+    // A line of exactly the limit passes the reading (then is too large for a page).
+    for how in ["path", "redirect", "pipe"] {
+        let err = stderr_of(&seal_from(how, 0));
+        assert!(err.contains("line 1: record too large"), "{how}: {err}");
+    }
+}

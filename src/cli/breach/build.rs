@@ -296,7 +296,7 @@ fn build_exact(
     let shown = display_path(&args.dump);
     let summary = match input {
         Input::Stdin => {
-            super::super::output::take_stdin("the input")?;
+            super::super::input::take_stdin("the input")?;
             super::super::output::enlarge_pipe(0);
             // Stdin (not its lock) can move to the reading thread; reads of 4 MiB bypass
             // its small buffer.

@@ -148,7 +148,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
             out.flush().context("stdout")?;
         }
     } else {
-        super::super::output::take_stdin("the input")?;
+        super::super::input::take_stdin("the input")?;
         let stdin = std::io::stdin();
         let mut lines = crate::streams::Lines::new(stdin.lock());
         while let Some((n, line)) = lines.next_line().context("stdin")? {

@@ -1,7 +1,8 @@
 //! `veilkit breach download`: the range API straight into an index.
 
 use super::super::generate::{EXIT_PLAIN, ManExtra};
-use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio, read_small};
+use super::super::input::read_small;
+use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
 use super::super::report::{hinted, info};
 use super::super::{Global, Status};
 use super::build::{KindArg, TierArg, convert};

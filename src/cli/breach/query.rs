@@ -140,7 +140,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 "passwords typed here are shown as you type: `veilkit breach check` asks without echo",
             );
         }
-        super::super::output::take_stdin("the input")?;
+        super::super::input::take_stdin("the input")?;
         super::super::output::enlarge_pipe(0);
         let stdin = std::io::stdin();
         let mut lock = stdin.lock();

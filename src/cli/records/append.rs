@@ -1,7 +1,8 @@
 //! `veilkit records append`: add or supersede records in place.
 
 use super::super::generate::{EXIT_PLAIN, ManExtra};
-use super::super::output::{display_path, read_input};
+use super::super::input::read_input;
+use super::super::output::display_path;
 use super::super::report::{hinted, info};
 use super::super::{Global, Status};
 use super::{SecretArgs, open_file, records_error};

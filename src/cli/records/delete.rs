@@ -1,7 +1,8 @@
 //! `veilkit records delete`: remove records in place.
 
 use super::super::generate::{EXIT_LOOKUP, ManExtra};
-use super::super::output::{display_path, open_input};
+use super::super::input::open_input;
+use super::super::output::display_path;
 use super::super::report::info;
 use super::super::{Global, Status};
 use super::{SecretArgs, open_file, records_error};

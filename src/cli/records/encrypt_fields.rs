@@ -1,8 +1,9 @@
 //! `veilkit records encrypt-fields`: encrypt chosen columns of a CSV/TSV stream.
 
 use super::super::generate::{EXIT_PLAIN, ManExtra};
+use super::super::input::open_input;
 use super::super::keysource::KeyArgs;
-use super::super::output::{Destination, NewFile, display_path, open_input, stdout_text};
+use super::super::output::{Destination, NewFile, display_path, stdout_text};
 use super::super::{Global, Status};
 use crate::records::fields::{self, Field, Options};
 use anyhow::Context;

@@ -3,7 +3,8 @@
 //! that can be read without waiting), so that a fast writer gets large batches and a
 //! slow one (or a person typing) an answer for each line before veilkit waits again.
 
-use super::super::output::{display_path, enlarge_pipe, is_stdio, take_stdin};
+use super::super::input::take_stdin;
+use super::super::output::{display_path, enlarge_pipe, is_stdio};
 use crate::streams::{
     LINE_CAP, LINGER, LineTooLong, Lines, read_arrived, ready_now, strip_line_end,
 };

@@ -180,7 +180,7 @@ impl RecipientArgs {
         }
         for path in &self.recipients_file {
             let shown = super::output::display_path(path);
-            let bytes = super::output::read_small(path, "the recipients (--recipients-file -)")
+            let bytes = super::input::read_small(path, "the recipients (--recipients-file -)")
                 .with_context(|| format!("recipients file {shown}"))?;
             let text = std::str::from_utf8(&bytes)
                 .map_err(|_| anyhow::anyhow!("recipients file {shown}: not UTF-8 text"))?;
@@ -205,7 +205,7 @@ pub fn load_identities(paths: &[PathBuf]) -> anyhow::Result<Vec<Identity>> {
     for path in paths {
         let shown = super::output::display_path(path);
         let bytes = Zeroizing::new(
-            super::output::read_small(path, "the identity (--identity -)")
+            super::input::read_small(path, "the identity (--identity -)")
                 .with_context(|| format!("identity file {shown}"))?,
         );
         let text = std::str::from_utf8(&bytes)
@@ -311,7 +311,7 @@ fn read_passphrase_unchecked(
     what: &str,
 ) -> anyhow::Result<Option<Zeroizing<Vec<u8>>>> {
     if let Some(path) = file {
-        let bytes = super::output::read_small(path, "the passphrase (--passphrase-file -)")
+        let bytes = super::input::read_small(path, "the passphrase (--passphrase-file -)")
             .with_context(|| format!("passphrase file {}", super::output::display_path(path)))?;
         let line = bytes.split(|&c| c == b'\n').next().unwrap_or_default();
         let line = crate::streams::strip_line_end(line);

@@ -1,7 +1,8 @@
 //! `veilkit records seal`: a record file into an encrypted one.
 
 use super::super::generate::{EXIT_PLAIN, ManExtra};
-use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio, read_input};
+use super::super::input::read_input;
+use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
 use super::super::report::{hinted, info};
 use super::super::{Global, Status};
 use super::{FormatArg, KdfArgs, RecipientArgs, SecretArgs, records_error};
@@ -32,7 +33,11 @@ wrapped by a key slot for each secret given: --key-file (or the key variables), 
 --passphrase or --passphrase-file (Argon2id), and age X25519 recipients (--recipient, \
 --recipients-file; also the recipient of each --identity). A file sealed to recipients only \
 is opened by their identities (--identity), never by the machine that sealed it. The file is written to a temporary file and \
-renamed into place when complete.";
+renamed into place when complete.
+
+Memory: an INPUT that is a file (or standard input redirected from one) is mapped, not \
+read in, so its size costs no memory of the process; one from a pipe is held in memory \
+until it is sealed. Sealing itself keeps about 40 bytes a record (its index entries).";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {

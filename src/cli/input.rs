@@ -1,0 +1,186 @@
+//! Where input comes from: standard input taken once (for the data or for a secret, not
+//! both), streamed inputs, whole inputs (mapped when they are regular files) and small
+//! secret files.
+
+use super::output::{STREAM_BUFFER, display_path, enlarge_pipe, is_stdio};
+use anyhow::Context;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, IsTerminal};
+use std::ops::Deref;
+use std::path::Path;
+
+/// What standard input was taken for, once a command has read it: one stream cannot
+/// hold a key and the data too.
+static STDIN_TAKEN: std::sync::Mutex<Option<&'static str>> = std::sync::Mutex::new(None);
+
+/// Takes standard input for `what` (`"the input"`, `"the key (--key-file -)"`); fails
+/// when it was already taken for something else.
+pub fn take_stdin(what: &'static str) -> anyhow::Result<()> {
+    let mut taken = STDIN_TAKEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match *taken {
+        Some(before) if before != what => Err(super::report::hinted(
+            format!("stdin: cannot hold {what}: it already holds {before}"),
+            "give one of them in a file (or as /dev/fd/N from another descriptor)",
+        )),
+        _ => {
+            // A command waiting on a terminal says so once, as it may look hung.
+            if taken.is_none() && what == "the input" && io::stdin().is_terminal() {
+                super::report::notice("reading standard input from the terminal (Ctrl-D ends it)");
+            }
+            *taken = Some(what);
+            Ok(())
+        }
+    }
+}
+
+/// Opens an input: `-` is standard input (locked and buffered), anything else a file.
+pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
+    if is_stdio(path) {
+        take_stdin("the input")?;
+        enlarge_pipe(0);
+        Ok(Box::new(BufReader::with_capacity(
+            STREAM_BUFFER,
+            io::stdin().lock(),
+        )))
+    } else {
+        let f = File::open(path).with_context(|| display_path(path))?;
+        Ok(Box::new(BufReader::with_capacity(STREAM_BUFFER, f)))
+    }
+}
+
+/// A whole input: mapped when it is a regular file (its bytes stay the page cache's, so a
+/// large input costs no memory of this process), read into memory from a pipe or a
+/// terminal.
+pub enum WholeInput {
+    /// Read into memory.
+    Read(Vec<u8>),
+    /// A map of the file (or of standard input redirected from one).
+    Mapped(memmap2::Mmap),
+}
+
+impl Deref for WholeInput {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            WholeInput::Read(v) => v,
+            WholeInput::Mapped(m) => m,
+        }
+    }
+}
+
+/// Reads a whole input (`-` for stdin) whose lines are at most [`LINE_CAP`] bytes, or
+/// maps it when it is a regular file. A longer line is an error (`line N: longer than 1
+/// MiB`); read from a pipe, it stops the read at once, so that endless input without
+/// line ends costs bounded memory.
+///
+/// [`LINE_CAP`]: crate::streams::LINE_CAP
+pub fn read_input(path: &Path) -> anyhow::Result<WholeInput> {
+    let shown = || display_path(path);
+    let map = if is_stdio(path) {
+        take_stdin("the input")?;
+        map_regular(&io::stdin()).with_context(shown)?
+    } else {
+        let file = File::open(path).with_context(shown)?;
+        map_regular(&file).with_context(shown)?
+    };
+    let mut limit = LineLimit::default();
+    if let Some(map) = map {
+        limit.check(&map, 0).with_context(shown)?;
+        return Ok(WholeInput::Mapped(map));
+    }
+    let mut input = open_input(path)?;
+    let mut buf = Vec::new();
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(anyhow::Error::new(e).context(shown())),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        let n = chunk.len();
+        let at = buf.len();
+        buf.extend_from_slice(chunk);
+        input.consume(n);
+        limit.check(&buf, at).with_context(shown)?;
+    }
+    Ok(WholeInput::Read(buf))
+}
+
+/// Where an input's current line is, for the limit on a line's length.
+#[derive(Default)]
+struct LineLimit {
+    /// Its number, from 0 (reported from 1).
+    line: u64,
+    /// Where it starts.
+    start: usize,
+}
+
+impl LineLimit {
+    /// Checks the lines that end in `bytes[from..]`, and the one left open at its end
+    /// (the lines before `from` were checked by earlier calls).
+    fn check(&mut self, bytes: &[u8], from: usize) -> Result<(), crate::streams::LineTooLong> {
+        let ends = memchr::memchr_iter(b'\n', &bytes[from..]).map(|nl| from + nl);
+        for end in ends.chain([bytes.len()]) {
+            if end - self.start > crate::streams::LINE_CAP {
+                return Err(crate::streams::LineTooLong {
+                    line: self.line + 1,
+                    cap: crate::streams::LINE_CAP,
+                });
+            }
+            if end < bytes.len() {
+                self.line += 1;
+                self.start = end + 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A read-only map of `fd` when it is a non-empty regular file read from its start (a
+/// descriptor another program has read from, `(read x; veilkit ...) < file`, keeps its
+/// offset and is read instead); `None` for anything else (a pipe, a terminal, a device).
+#[cfg(unix)]
+fn map_regular<F: std::os::fd::AsFd + std::os::fd::AsRawFd>(
+    fd: &F,
+) -> io::Result<Option<memmap2::Mmap>> {
+    let stat = rustix::fs::fstat(fd)?;
+    if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile
+        || stat.st_size <= 0
+        || rustix::fs::seek(fd, rustix::fs::SeekFrom::Current(0))? != 0
+    {
+        return Ok(None);
+    }
+    // SAFETY: a read-only map, read as bytes only; the parsers take any bytes. Another
+    // program rewriting the input while it is sealed changes what is read (as it would
+    // with `read`); shortening it makes reads past its new end fault, as for the
+    // indexes and record files this program maps (`records::io::map_file`).
+    #[allow(unsafe_code)]
+    let map = unsafe { memmap2::Mmap::map(fd.as_raw_fd())? };
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Ok(Some(map))
+}
+
+/// Elsewhere every input is read.
+#[cfg(not(unix))]
+fn map_regular<F>(_fd: &F) -> io::Result<Option<memmap2::Mmap>> {
+    Ok(None)
+}
+
+/// Reads a small secret or state file (a key, a passphrase) within
+/// [`SMALL_FILE_CAP`](crate::streams::SMALL_FILE_CAP); `-` reads standard input, taken
+/// for `what`. The bytes are wiped when dropped.
+pub fn read_small(path: &Path, what: &'static str) -> io::Result<zeroize::Zeroizing<Vec<u8>>> {
+    let cap = crate::streams::SMALL_FILE_CAP;
+    let bytes = if is_stdio(path) {
+        take_stdin(what).map_err(|e| io::Error::other(format!("{e:#}")))?;
+        crate::streams::read_capped(&mut io::stdin().lock(), cap)?
+    } else {
+        crate::streams::read_capped(&mut File::open(path)?, cap)?
+    };
+    Ok(zeroize::Zeroizing::new(bytes))
+}
