@@ -533,6 +533,31 @@ enum Op {
     Delete(Vec<u16>),
 }
 
+/// One to five updates: appends of up to `append` rows and deletes of up to `delete`
+/// keys, keys below `keys` and row lengths below `len`.
+fn ops(keys: u16, len: u8, append: usize, delete: usize) -> impl Strategy<Value = Vec<Op>> {
+    proptest::collection::vec(
+        prop_oneof![
+            proptest::collection::vec((0..keys, 0..len), 1..append).prop_map(Op::Append),
+            proptest::collection::vec(0..keys, 1..delete).prop_map(Op::Delete),
+        ],
+        1..6,
+    )
+}
+
+/// The rows `make` gives for the first of each key in `initial`.
+fn first_rows(
+    initial: &[(u16, u8)],
+    make: impl Fn(u16, u8) -> (Vec<u8>, Vec<u8>),
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut seen = std::collections::HashSet::new();
+    initial
+        .iter()
+        .filter(|(k, _)| seen.insert(*k))
+        .map(|&(k, l)| make(k, l))
+        .collect()
+}
+
 fn row(k: u16, len: u8) -> (Vec<u8>, Vec<u8>) {
     let key = format!("k{k}").into_bytes();
     let raw = format!("k{k},{}\n", "v".repeat(usize::from(len))).into_bytes();
@@ -546,17 +571,13 @@ proptest! {
     #[test]
     fn updates_follow_the_model(
         initial in proptest::collection::vec((0u16..400, 0u8..120), 0..300),
-        ops in proptest::collection::vec(prop_oneof![
-            proptest::collection::vec((0u16..400, 0u8..120), 1..120).prop_map(Op::Append),
-            proptest::collection::vec(0u16..400, 1..60).prop_map(Op::Delete),
-        ], 1..6),
+        ops in ops(400, 120, 120, 60),
     ) {
         let dir = tmp();
         let path = dir.path().join("r.vkr");
         let ring = Keyring::generate().unwrap();
         let mut model = Model::default();
-        let mut seen = std::collections::HashSet::new();
-        let first: Vec<(Vec<u8>, Vec<u8>)> = initial.iter().filter(|(k, _)| seen.insert(*k)).map(|&(k, l)| row(k, l)).collect();
+        let first = first_rows(&initial, row);
         model.append(&first);
         seal_bytes(&path, &csv_records(&first), &settings(InputFormat::Csv, "1", false, 512), &ring).unwrap();
         for op in ops {
@@ -627,22 +648,14 @@ proptest! {
         big_pages in any::<bool>(),
         salt in any::<u8>(),
         initial in proptest::collection::vec((0u16..300, 0u8..60), 0..250),
-        ops in proptest::collection::vec(prop_oneof![
-            proptest::collection::vec((0u16..300, 0u8..60), 1..80).prop_map(Op::Append),
-            proptest::collection::vec(0u16..300, 1..80).prop_map(Op::Delete),
-        ], 1..6),
+        ops in ops(300, 60, 80, 80),
     ) {
         use std::sync::atomic::Ordering;
         let dir = tmp();
         let path = dir.path().join("r.vkr");
         let ring = Keyring::generate().unwrap();
         let mut model = Model::default();
-        let mut seen = std::collections::HashSet::new();
-        let first: Vec<(Vec<u8>, Vec<u8>)> = initial
-            .iter()
-            .filter(|(k, _)| seen.insert(*k))
-            .map(|&(k, l)| mixed_row(k, l, salt))
-            .collect();
+        let first = first_rows(&initial, |k, l| mixed_row(k, l, salt));
         model.append(&first);
         let mut s = settings(InputFormat::Csv, "1", false, if big_pages { 4096 } else { 512 });
         s.compression = compress.then_some(3);
