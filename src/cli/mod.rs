@@ -178,6 +178,7 @@ fn arguments() -> Vec<std::ffi::OsString> {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
+    signals::on_bus_error();
     if let Some((global, args)) = fast_query() {
         report::QUIET.store(global.quiet, std::sync::atomic::Ordering::Relaxed);
         return match breach::query::run(&args, global) {

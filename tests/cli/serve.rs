@@ -628,3 +628,56 @@ fn https_is_served_with_a_certificate_that_curl_trusts_through_cacert() {
         assert!(stderr_of(&r).contains(says), "{}", stderr_of(&r));
     }
 }
+
+/// An index shortened under a running server (another program truncating it) ends the
+/// server with status 2 and one line saying so, not the shell's "Bus error" and not an
+/// answer read from the lost part.
+#[cfg(unix)]
+#[test]
+fn an_index_shortened_under_the_server_stops_it_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = build_from(dir.path(), "a", &password_dump(3000));
+    let mut server = Server::start(&[&idx]);
+    let (status, _, body) = server.get("/range/FFFFF", "");
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    std::fs::File::options()
+        .write(true)
+        .open(&idx)
+        .unwrap()
+        .set_len(8192)
+        .unwrap();
+    // The request itself gets no answer: the server stops while reading for it.
+    if let Ok(mut s) = TcpStream::connect(&server.addr) {
+        let _ = s.write_all(b"GET /range/FFFFE HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let mut rest = Vec::new();
+        let _ = s.read_to_end(&mut rest);
+        assert!(
+            !String::from_utf8_lossy(&rest).contains("200 OK"),
+            "answered"
+        );
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let code = loop {
+        if let Some(st) = server.child.try_wait().unwrap() {
+            break st.code();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server kept running"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    server
+        .child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("veilkit: a file read through a memory map became unreadable"),
+        "{err}"
+    );
+}
