@@ -79,19 +79,29 @@ impl Deref for WholeInput {
 /// [`LINE_CAP`]: crate::streams::LINE_CAP
 pub fn read_input(path: &Path) -> anyhow::Result<WholeInput> {
     let shown = || display_path(path);
-    let map = if is_stdio(path) {
-        take_stdin("the input")?;
-        map_regular(&io::stdin()).with_context(shown)?
+    // A path is opened once: a named pipe opened twice could lose its writer between.
+    let file = if is_stdio(path) {
+        None
     } else {
-        let file = File::open(path).with_context(shown)?;
-        map_regular(&file).with_context(shown)?
+        Some(File::open(path).with_context(shown)?)
     };
+    let map = match &file {
+        Some(f) => map_regular(f),
+        None => {
+            take_stdin("the input")?;
+            map_regular(&io::stdin())
+        }
+    }
+    .with_context(shown)?;
     let mut limit = LineLimit::default();
     if let Some(map) = map {
         limit.check(&map, 0).with_context(shown)?;
         return Ok(WholeInput::Mapped(map));
     }
-    let mut input = open_input(path)?;
+    let mut input = match file {
+        Some(f) => Box::new(BufReader::with_capacity(STREAM_BUFFER, f)) as Box<dyn BufRead>,
+        None => open_input(path)?,
+    };
     let mut buf = Vec::new();
     loop {
         let chunk = match input.fill_buf() {

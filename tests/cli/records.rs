@@ -979,6 +979,37 @@ fn inputs_from_files_redirects_and_pipes_seal_alike() {
         assert!(out.status.success(), "{how}: {}", stderr_of(&out));
         assert_eq!(out.stdout, &text[skip as usize..], "{how} from {skip}");
     }
+    // A named pipe given as the path: opened once, read to its end.
+    #[cfg(unix)]
+    {
+        let fifo = dir.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let writer = {
+            let (fifo, text) = (fifo.clone(), text.clone());
+            std::thread::spawn(move || std::fs::write(fifo, text))
+        };
+        let out = dir.path().join("fifo.vkr");
+        veilkit()
+            .args(["records", "seal", "--input-format", "lines"])
+            .arg(&fifo)
+            .arg("-o")
+            .arg(&out)
+            .arg("--key-file")
+            .arg(&key)
+            .assert()
+            .success();
+        writer.join().unwrap().unwrap();
+        assert_eq!(
+            records("open", &out, &[], &key).output().unwrap().stdout,
+            text
+        );
+    }
     // A line past the limit on line 3, last, and alone.
     let mut long = b"a\nb\n".to_vec();
     long.extend(std::iter::repeat_n(b'x', (1 << 20) + 1));
