@@ -434,18 +434,7 @@ fn builds_read_pipes_and_fifos_like_files() {
     assert!(out.status.success(), "{}", stderr_of(&out));
     assert_eq!(std::fs::read(&want).unwrap(), std::fs::read(&got).unwrap());
     // A named pipe, written by another process.
-    let fifo = dir.path().join("fifo");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
-    let writer = {
-        let (fifo, dump) = (fifo.clone(), dump.clone());
-        std::thread::spawn(move || std::fs::write(&fifo, std::fs::read(dump).unwrap()))
-    };
+    let (fifo, writer) = super::common::fed_fifo(dir.path(), "fifo", std::fs::read(&dump).unwrap());
     let got = dir.path().join("fifo.idx");
     veilkit()
         .args(["breach", "build"])

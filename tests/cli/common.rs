@@ -85,3 +85,26 @@ pub fn have_program(program: &str, arg: &str, install: &str) -> bool {
         .is_ok_and(|s| s.success());
     have(program, install, present)
 }
+
+/// A named pipe `name` in `dir` that a thread fills with `bytes` once a reader opens it:
+/// its path, and the thread (joined for the write's result).
+#[cfg(unix)]
+pub fn fed_fifo(
+    dir: &Path,
+    name: &str,
+    bytes: Vec<u8>,
+) -> (PathBuf, std::thread::JoinHandle<std::io::Result<()>>) {
+    let fifo = dir.join(name);
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let path = fifo.clone();
+    (
+        fifo,
+        std::thread::spawn(move || std::fs::write(path, bytes)),
+    )
+}

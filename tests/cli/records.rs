@@ -982,18 +982,7 @@ fn inputs_from_files_redirects_and_pipes_seal_alike() {
     // A named pipe given as the path: opened once, read to its end.
     #[cfg(unix)]
     {
-        let fifo = dir.path().join("fifo");
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
-        let writer = {
-            let (fifo, text) = (fifo.clone(), text.clone());
-            std::thread::spawn(move || std::fs::write(fifo, text))
-        };
+        let (fifo, writer) = super::common::fed_fifo(dir.path(), "fifo", text.clone());
         let out = dir.path().join("fifo.vkr");
         veilkit()
             .args(["records", "seal", "--input-format", "lines"])
