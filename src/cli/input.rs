@@ -45,9 +45,15 @@ pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
             io::stdin().lock(),
         )))
     } else {
-        let f = File::open(path).with_context(|| display_path(path))?;
-        Ok(Box::new(BufReader::with_capacity(STREAM_BUFFER, f)))
+        Ok(buffered(
+            File::open(path).with_context(|| display_path(path))?,
+        ))
     }
+}
+
+/// A file read through a buffer of [`STREAM_BUFFER`] bytes.
+fn buffered(f: File) -> Box<dyn BufRead> {
+    Box::new(BufReader::with_capacity(STREAM_BUFFER, f))
 }
 
 /// A whole input: mapped when it is a regular file (its bytes stay the page cache's, so a
@@ -99,7 +105,7 @@ pub fn read_input(path: &Path) -> anyhow::Result<WholeInput> {
         return Ok(WholeInput::Mapped(map));
     }
     let mut input = match file {
-        Some(f) => Box::new(BufReader::with_capacity(STREAM_BUFFER, f)) as Box<dyn BufRead>,
+        Some(f) => buffered(f),
         None => open_input(path)?,
     };
     let mut buf = Vec::new();

@@ -94,17 +94,24 @@ pub fn fed_fifo(
     name: &str,
     bytes: Vec<u8>,
 ) -> (PathBuf, std::thread::JoinHandle<std::io::Result<()>>) {
-    let fifo = dir.join(name);
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    let fifo = fifo(dir, name);
     let path = fifo.clone();
     (
         fifo,
         std::thread::spawn(move || std::fs::write(path, bytes)),
     )
+}
+
+/// A new named pipe `name` in `dir`.
+#[cfg(unix)]
+pub fn fifo(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&p)
+            .status()
+            .unwrap()
+            .success()
+    );
+    p
 }

@@ -200,28 +200,18 @@ fn no_progress_bar_off_a_terminal() {
 fn a_full_disk_on_stdout_is_an_error_everywhere() {
     let dir = tempfile::tempdir().unwrap();
     let key = keyfile(dir.path(), "k.key");
-    let csv = dir.path().join("r.csv");
-    std::fs::write(&csv, "id,name\n1,ann\n2,bob\n").unwrap();
-    let vkr = dir.path().join("r.vkr");
-    veilkit()
-        .args(["records", "seal"])
-        .arg(&csv)
-        .args(["--key-field", "id", "-o"])
-        .arg(&vkr)
-        .arg("--key-file")
-        .arg(&key)
-        .assert()
-        .success();
-    let dump = dir.path().join("d.txt");
-    std::fs::write(&dump, "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493\n").unwrap();
-    let index = dir.path().join("i.okon");
-    veilkit()
-        .args(["-q", "breach", "build"])
-        .arg(&dump)
-        .arg("-o")
-        .arg(&index)
-        .assert()
-        .success();
+    let vkr = super::records::seal(
+        dir.path(),
+        b"id,name\n1,ann\n2,bob\n",
+        "r.csv",
+        &["--key-field", "id"],
+        &key,
+    );
+    let index = super::breach::build_from(
+        dir.path(),
+        "i",
+        "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493\n",
+    );
     let (k, v, i) = (
         key.to_str().unwrap(),
         vkr.to_str().unwrap(),

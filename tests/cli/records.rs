@@ -4,7 +4,8 @@ use super::common::{keyfile, std_veilkit, stderr_of, stdout_of, veilkit};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-fn seal(dir: &Path, input: &[u8], name: &str, extra: &[&str], key: &Path) -> PathBuf {
+/// `input` written to `dir/name` and sealed to `dir/name.vkr` under `key`.
+pub fn seal(dir: &Path, input: &[u8], name: &str, extra: &[&str], key: &Path) -> PathBuf {
     let src = dir.join(name);
     std::fs::write(&src, input).unwrap();
     let out = dir.join(format!("{name}.vkr"));

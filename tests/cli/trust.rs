@@ -2,7 +2,7 @@
 //! memory (item 5), devices and pipes are never replaced by an atomic write (item 4),
 //! and CSV is read strictly, never leaving a chosen column in the clear (item 3).
 
-use super::common::{keyfile, std_veilkit, stderr_of, stdout_of, veilkit};
+use super::common::{fifo, keyfile, std_veilkit, stderr_of, stdout_of, veilkit};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -154,19 +154,6 @@ fn device(dir: &Path) -> Result<PathBuf, String> {
     } else {
         Err("mknod needs root (CAP_MKNOD)".into())
     }
-}
-
-#[cfg(unix)]
-fn fifo(dir: &Path, name: &str) -> PathBuf {
-    let p = dir.join(name);
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&p)
-            .status()
-            .unwrap()
-            .success()
-    );
-    p
 }
 
 #[cfg(unix)]

@@ -149,9 +149,8 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let where_ = if from_args { "arguments" } else { "stdin" };
     match result {
         Ok(s) if s.bad > 0 => Err(anyhow::anyhow!(
-            "{} bad line{} (answered `?`)",
-            s.bad,
-            if s.bad == 1 { "" } else { "s" }
+            "{} (answered `?`)",
+            super::super::report::counted(s.bad, "bad line", "bad lines")
         )),
         Ok(s) if s.found > 0 => Ok(Status::Success),
         Ok(_) => Ok(Status::NotFound),
