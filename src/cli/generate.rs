@@ -108,6 +108,10 @@ const TOP: ManExtra = ManExtra {
             "nonce: the default state file is $XDG_STATE_HOME/veilkit/nonce-state, else ~/.local/state/veilkit/nonce-state.",
         ),
         (
+            "TMPDIR",
+            "records seal and append: where a piped INPUT past its first 32 MiB is spooled (a temporary file deleted as it is made); /tmp when unset.",
+        ),
+        (
             "HTTPS_PROXY, HTTP_PROXY, NO_PROXY",
             "breach download and update: the proxy to fetch ranges through, and the hosts reached directly, as curl reads them.",
         ),

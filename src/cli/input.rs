@@ -5,7 +5,7 @@
 use super::output::{STREAM_BUFFER, display_path, enlarge_pipe, is_stdio};
 use anyhow::Context;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal};
+use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 use std::ops::Deref;
 use std::path::Path;
 
@@ -57,12 +57,13 @@ fn buffered(f: File) -> Box<dyn BufRead> {
 }
 
 /// A whole input: mapped when it is a regular file (its bytes stay the page cache's, so a
-/// large input costs no memory of this process), read into memory from a pipe or a
-/// terminal.
+/// large input costs no memory of this process); from a pipe or a terminal, read into
+/// memory up to [`HELD_BYTES`], the rest spooled to a temporary file that is mapped.
 pub enum WholeInput {
     /// Read into memory.
     Read(Vec<u8>),
-    /// A map of the file (or of standard input redirected from one).
+    /// A map of the file (or of standard input redirected from one, or of the
+    /// temporary file a long piped input was spooled to).
     Mapped(memmap2::Mmap),
 }
 
@@ -77,10 +78,16 @@ impl Deref for WholeInput {
     }
 }
 
+/// The most bytes of a piped input held in memory: past it, the input goes to a
+/// temporary file, so that its size costs disk (in `TMPDIR`), not memory.
+pub const HELD_BYTES: usize = 32 << 20;
+
 /// Reads a whole input (`-` for stdin) whose lines are at most [`LINE_CAP`] bytes, or
 /// maps it when it is a regular file. A longer line is an error (`line N: longer than 1
 /// MiB`); read from a pipe, it stops the read at once, so that endless input without
-/// line ends costs bounded memory.
+/// line ends costs bounded memory. A piped input longer than [`HELD_BYTES`] is spooled
+/// to a temporary file in `TMPDIR` (already deleted from its directory, so nothing is
+/// left behind however the process ends) and mapped.
 ///
 /// [`LINE_CAP`]: crate::streams::LINE_CAP
 pub fn read_input(path: &Path) -> anyhow::Result<WholeInput> {
@@ -108,7 +115,9 @@ pub fn read_input(path: &Path) -> anyhow::Result<WholeInput> {
         Some(f) => buffered(f),
         None => open_input(path)?,
     };
-    let mut buf = Vec::new();
+    let mut held = Vec::new();
+    let mut spool: Option<File> = None;
+    let mut total = 0;
     loop {
         let chunk = match input.fill_buf() {
             Ok(c) => c,
@@ -119,12 +128,49 @@ pub fn read_input(path: &Path) -> anyhow::Result<WholeInput> {
             break;
         }
         let n = chunk.len();
-        let at = buf.len();
-        buf.extend_from_slice(chunk);
+        limit.check(chunk, total).with_context(shown)?;
+        match &mut spool {
+            None if held.len() + n <= HELD_BYTES => held.extend_from_slice(chunk),
+            None => {
+                let mut f = spool_file()?;
+                spooled(f.write_all(&held).and_then(|()| f.write_all(chunk)))?;
+                held = Vec::new();
+                spool = Some(f);
+            }
+            Some(f) => spooled(f.write_all(chunk))?,
+        }
+        total += n;
         input.consume(n);
-        limit.check(&buf, at).with_context(shown)?;
     }
-    Ok(WholeInput::Read(buf))
+    let Some(f) = spool else {
+        return Ok(WholeInput::Read(held));
+    };
+    // SAFETY: a read-only map of a file no other program can name (it was created
+    // without a name, or deleted at once: `tempfile::tempfile`), read as bytes only.
+    #[allow(unsafe_code)]
+    let map = spooled(unsafe { memmap2::Mmap::map(&f) })?;
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Ok(WholeInput::Mapped(map))
+}
+
+/// A temporary file for a long piped input, in `TMPDIR`.
+fn spool_file() -> anyhow::Result<File> {
+    tempfile::tempfile().map_err(|e| spool_error(&e))
+}
+
+/// A spooling step's error, naming where the temporary file is.
+fn spooled<T>(r: io::Result<T>) -> anyhow::Result<T> {
+    r.map_err(|e| spool_error(&e))
+}
+
+fn spool_error(e: &io::Error) -> anyhow::Error {
+    super::report::hinted(
+        format!(
+            "spooling the input to a temporary file in {}: {e}",
+            std::env::temp_dir().display()
+        ),
+        "set TMPDIR to a directory with room for the input, or give the input as a file",
+    )
 }
 
 /// Where an input's current line is, for the limit on a line's length.
@@ -132,23 +178,24 @@ pub fn read_input(path: &Path) -> anyhow::Result<WholeInput> {
 struct LineLimit {
     /// Its number, from 0 (reported from 1).
     line: u64,
-    /// Where it starts.
+    /// Where it starts in the input.
     start: usize,
 }
 
 impl LineLimit {
-    /// Checks the lines that end in `bytes[from..]`, and the one left open at its end
-    /// (the lines before `from` were checked by earlier calls).
-    fn check(&mut self, bytes: &[u8], from: usize) -> Result<(), crate::streams::LineTooLong> {
-        let ends = memchr::memchr_iter(b'\n', &bytes[from..]).map(|nl| from + nl);
-        for end in ends.chain([bytes.len()]) {
+    /// Checks the lines that end in `chunk`, the input's bytes from `at` on, and the one
+    /// left open at its end (the lines before were checked by earlier calls).
+    fn check(&mut self, chunk: &[u8], at: usize) -> Result<(), crate::streams::LineTooLong> {
+        let ends = memchr::memchr_iter(b'\n', chunk).map(|nl| at + nl);
+        let end_of_chunk = at + chunk.len();
+        for end in ends.chain([end_of_chunk]) {
             if end - self.start > crate::streams::LINE_CAP {
                 return Err(crate::streams::LineTooLong {
                     line: self.line + 1,
                     cap: crate::streams::LINE_CAP,
                 });
             }
-            if end < bytes.len() {
+            if end < end_of_chunk {
                 self.line += 1;
                 self.start = end + 1;
             }

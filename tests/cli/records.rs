@@ -1024,3 +1024,65 @@ fn inputs_from_files_redirects_and_pipes_seal_alike() {
         assert!(err.contains("line 1: record too large"), "{how}: {err}");
     }
 }
+
+/// A piped input too long to hold is spooled to a temporary file in TMPDIR (which leaves
+/// nothing there) and sealed whole, within a limit on the process's own memory that
+/// reading it into memory breaks (the data limit: a file's map does not count against
+/// it); a TMPDIR that cannot take it is a clear error that writes nothing.
+#[cfg(unix)]
+#[test]
+fn a_long_piped_input_goes_to_a_temporary_file_not_to_memory() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let spool = dir.path().join("tmp");
+    std::fs::create_dir(&spool).unwrap();
+    // 100 MB in 250K lines: held in memory it would take 128 MiB (a vector doubling).
+    let filler = "y".repeat(390);
+    let text: Vec<u8> = (0..250_000)
+        .flat_map(|i| format!("{i:08} {filler}\n").into_bytes())
+        .collect();
+    let seal = |tmpdir: &Path, out: &Path| {
+        let inner = std_veilkit();
+        let mut cmd = std::process::Command::new("sh");
+        for (k, v) in inner.get_envs() {
+            match v {
+                Some(v) => cmd.env(k, v),
+                None => cmd.env_remove(k),
+            };
+        }
+        cmd.env("TMPDIR", tmpdir)
+            .arg("-c")
+            .arg(r#"ulimit -d 81920 && exec "$0" "$@""#)
+            .arg(inner.get_program())
+            .args(["records", "seal", "--input-format", "lines", "-", "-o"])
+            .arg(out)
+            .arg("--key-file")
+            .arg(&key)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // A failing seal stops reading: the rest of the input meets a closed pipe.
+        let _ = stdin.write_all(&text);
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    };
+    let out = dir.path().join("out.vkr");
+    let refused = seal(&dir.path().join("absent"), &out);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr_of(&refused));
+    let said = stderr_of(&refused);
+    assert!(
+        said.starts_with("veilkit: spooling the input to a temporary file in ")
+            && said.contains("hint: set TMPDIR"),
+        "{said}"
+    );
+    assert!(!out.exists());
+    let sealed = seal(&spool, &out);
+    assert!(sealed.status.success(), "{}", stderr_of(&sealed));
+    assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 0);
+    let opened = records("open", &out, &[], &key).output().unwrap();
+    assert!(opened.stdout == text, "the records differ from the input");
+}

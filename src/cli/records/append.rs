@@ -23,13 +23,17 @@ with the same header row as the file, unless --no-header is given.
 The file is changed copy-on-write: new pages are written and synced, then the header copy \
 that is not current. Killed at any moment, the file opens with its old or its new content. \
 Superseded records stay in the file as unreferenced pages until `rekey --rotate-data-key` \
-rewrites it.";
+rewrites it.
+
+Memory: an INPUT that is a file (or standard input redirected from one) is mapped; from a \
+pipe, its first 32 MiB are held in memory and the rest goes to a temporary file in TMPDIR \
+(deleted as it is made), which is mapped.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
     exit_status: EXIT_PLAIN,
     uses_keys: true,
-    environment: super::ENV_PASSPHRASE,
+    environment: super::ENV_INPUT,
     examples: &[
         (
             "Today's new and changed customers",

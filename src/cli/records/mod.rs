@@ -69,6 +69,15 @@ pub const ENV_PASSPHRASE: &[(&str, &str)] = &[(
     "A file whose first line is the passphrase, as with --passphrase-file.",
 )];
 
+/// The environment of the commands that read a whole INPUT (seal, append).
+pub const ENV_INPUT: &[(&str, &str)] = &[
+    ENV_PASSPHRASE[0],
+    (
+        "TMPDIR",
+        "Where a piped INPUT past its first 32 MiB is spooled (a temporary file deleted as it is made); /tmp when unset.",
+    ),
+];
+
 /// Arguments of `veilkit records`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::generate::examples_help(&MAN))]

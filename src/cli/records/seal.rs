@@ -36,14 +36,16 @@ is opened by their identities (--identity), never by the machine that sealed it.
 renamed into place when complete.
 
 Memory: an INPUT that is a file (or standard input redirected from one) is mapped, not \
-read in, so its size costs no memory of the process; one from a pipe is held in memory \
-until it is sealed. Sealing itself keeps about 40 bytes a record (its index entries).";
+read in, so its size costs no memory of the process; from a pipe, its first 32 MiB are \
+held in memory and the rest goes to a temporary file in TMPDIR (deleted as it is made, so \
+nothing is left behind), which is mapped. Sealing itself keeps about 40 bytes a record \
+(its index entries).";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
     exit_status: EXIT_PLAIN,
     uses_keys: true,
-    environment: super::ENV_PASSPHRASE,
+    environment: super::ENV_INPUT,
     examples: &[
         (
             "A CSV keyed by its id column, with a key file",
