@@ -169,6 +169,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
                     force: a.force,
                     secret: true,
                     stream: false,
+                    stdout: true,
                 },
             )?;
             out.write_all(script.as_bytes())

@@ -73,6 +73,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 force: true,
                 secret: true,
                 stream: false,
+                stdout: false,
             },
         )?;
         out.write_all(ring.to_text().as_bytes())
@@ -99,6 +100,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                     force: args.force,
                     secret: true,
                     stream: false,
+                    stdout: true,
                 },
             )?;
             out.write_all(text.as_bytes())

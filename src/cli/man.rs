@@ -66,6 +66,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 force: args.force,
                 secret: false,
                 stream: false,
+                stdout: false,
             },
         )?;
         file.write_all(&content)

@@ -142,6 +142,9 @@ pub struct NewFile {
     /// Streamed output: a character device or a pipe at the path is written into (`-o
     /// /dev/null`, `-o /dev/stdout`) instead of refused.
     pub stream: bool,
+    /// The command writes to standard output with `-o -` (said in the hint when a pipe or
+    /// a device is refused).
+    pub stdout: bool,
 }
 
 /// Starts an atomic output file, refusing to overwrite without `--force` (the one error
@@ -169,6 +172,10 @@ pub fn create_output(path: &Path, inputs: &[&Path], opts: NewFile) -> anyhow::Re
         crate::streams::OutputError::Exists => super::report::hinted(
             format!("{}: {e}", display_path(path)),
             "pass --force to replace it",
+        ),
+        e @ crate::streams::OutputError::NotRegular(_) if opts.stdout => super::report::hinted(
+            format!("{}: {e}", display_path(path)),
+            "to write to standard output, give -o - (or leave -o out)",
         ),
         e => anyhow::Error::new(e).context(display_path(path)),
     })

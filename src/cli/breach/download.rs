@@ -198,6 +198,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             force: args.force,
             secret: false,
             stream: false,
+            stdout: false,
         },
     )?;
     let dir = match args.output.parent() {
@@ -215,6 +216,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 force: true,
                 secret: false,
                 stream: false,
+                stdout: false,
             },
         )?)
     } else {

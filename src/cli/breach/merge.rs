@@ -67,6 +67,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             force: args.force,
             secret: false,
             stream: false,
+            stdout: false,
         },
     )?;
     let spool = match args.output.parent() {

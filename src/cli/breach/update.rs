@@ -106,6 +106,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             force: args.force || in_place,
             secret: false,
             stream: false,
+            stdout: false,
         },
     )?;
     let mut new_sidecar = create_output(
@@ -115,6 +116,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             force: true,
             secret: false,
             stream: false,
+            stdout: false,
         },
     )?;
     let dir = match target.parent() {

@@ -146,6 +146,7 @@ pub fn run_fields(args: &FieldArgs, opts: Options, f: FieldFn) -> anyhow::Result
             force: args.force,
             secret: false,
             stream: false,
+            stdout: false,
         },
     )?;
     match dest {

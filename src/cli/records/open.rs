@@ -77,6 +77,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             force: args.force,
             secret: true,
             stream: false,
+            stdout: false,
         },
     )?;
     let bar = Bar::items(global, "opening", "pages");

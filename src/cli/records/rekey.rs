@@ -293,6 +293,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 force: true,
                 secret: mode & 0o077 == 0,
                 stream: false,
+                stdout: false,
             },
         )?;
         let bar = Bar::items(global, "rewriting", "records");

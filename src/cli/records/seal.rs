@@ -185,6 +185,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             force: args.force,
             secret: true,
             stream: false,
+            stdout: false,
         },
     )?;
     let settings = Settings {
