@@ -8,6 +8,7 @@
 
 pub mod bench;
 pub mod breach;
+pub mod bus_error;
 pub mod codec;
 pub mod completions;
 pub mod decode;
@@ -178,7 +179,7 @@ fn arguments() -> Vec<std::ffi::OsString> {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    signals::on_bus_error();
+    bus_error::install();
     if let Some((global, args)) = fast_query() {
         report::QUIET.store(global.quiet, std::sync::atomic::Ordering::Relaxed);
         return match breach::query::run(&args, global) {

@@ -50,38 +50,6 @@ fn exit_status(sig: i32) -> i32 {
     }
 }
 
-/// The message of [`on_bus_error`].
-const BUS_ERROR: &[u8] = b"veilkit: a file read through a memory map became unreadable \
-(shortened by another program while in use, or a read error of the disk): stopped\n";
-
-/// Makes SIGBUS (what reading a mapped file past its end, or a disk error under a map,
-/// raises) end the process with status 2 and one line on stderr, instead of the shell's
-/// "Bus error". Indexes, record files and seal's input are mapped. One system call at
-/// start-up; no thread. A killed writer's temporary output is removed by the next write
-/// of that output, as after `kill -9`.
-pub fn on_bus_error() {
-    #[cfg(unix)]
-    {
-        extern "C" fn handler(_: libc::c_int) {
-            // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffer is static.
-            #[allow(unsafe_code)]
-            unsafe {
-                libc::write(2, BUS_ERROR.as_ptr().cast(), BUS_ERROR.len());
-                libc::_exit(2);
-            }
-        }
-        // SAFETY: a zeroed sigaction is a valid value to fill; the handler above only
-        // makes async-signal-safe calls and never returns; failure leaves the default.
-        #[allow(unsafe_code)]
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = handler as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
-        }
-    }
-}
-
 /// Remembers the terminal settings of `fd`, to be restored by [`restore_tty`] (or by a
 /// signal) after a hidden prompt. Nothing is saved when `fd` is not a terminal.
 pub fn save_tty(fd: impl AsFd) {
