@@ -168,8 +168,8 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
                 NewFile {
                     force: a.force,
                     secret: true,
-                    stream: false,
                     stdout: true,
+                    ..NewFile::default()
                 },
             )?;
             out.write_all(script.as_bytes())

@@ -72,8 +72,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             NewFile {
                 force: true,
                 secret: true,
-                stream: false,
-                stdout: false,
+                ..NewFile::default()
             },
         )?;
         out.write_all(ring.to_text().as_bytes())
@@ -99,8 +98,8 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 NewFile {
                     force: args.force,
                     secret: true,
-                    stream: false,
                     stdout: true,
+                    ..NewFile::default()
                 },
             )?;
             out.write_all(text.as_bytes())

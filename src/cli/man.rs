@@ -64,9 +64,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             &[],
             super::output::NewFile {
                 force: args.force,
-                secret: false,
-                stream: false,
-                stdout: false,
+                ..super::output::NewFile::default()
             },
         )?;
         file.write_all(&content)

@@ -171,9 +171,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         &[&args.dump],
         NewFile {
             force: args.force,
-            secret: false,
-            stream: false,
-            stdout: false,
+            ..NewFile::default()
         },
     )?;
     let spool = match args.output.parent() {

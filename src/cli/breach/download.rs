@@ -196,9 +196,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         &[],
         NewFile {
             force: args.force,
-            secret: false,
-            stream: false,
-            stdout: false,
+            ..NewFile::default()
         },
     )?;
     let dir = match args.output.parent() {
@@ -214,9 +212,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             &[],
             NewFile {
                 force: true,
-                secret: false,
-                stream: false,
-                stdout: false,
+                ..NewFile::default()
             },
         )?)
     } else {

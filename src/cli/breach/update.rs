@@ -104,9 +104,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         &[],
         NewFile {
             force: args.force || in_place,
-            secret: false,
-            stream: false,
-            stdout: false,
+            ..NewFile::default()
         },
     )?;
     let mut new_sidecar = create_output(
@@ -114,9 +112,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         &[],
         NewFile {
             force: true,
-            secret: false,
-            stream: false,
-            stdout: false,
+            ..NewFile::default()
         },
     )?;
     let dir = match target.parent() {

@@ -144,9 +144,7 @@ pub fn run_fields(args: &FieldArgs, opts: Options, f: FieldFn) -> anyhow::Result
         &[&args.input],
         NewFile {
             force: args.force,
-            secret: false,
-            stream: false,
-            stdout: false,
+            ..NewFile::default()
         },
     )?;
     match dest {

@@ -292,8 +292,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             NewFile {
                 force: true,
                 secret: mode & 0o077 == 0,
-                stream: false,
-                stdout: false,
+                ..NewFile::default()
             },
         )?;
         let bar = Bar::items(global, "rewriting", "records");

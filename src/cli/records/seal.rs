@@ -184,8 +184,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         NewFile {
             force: args.force,
             secret: true,
-            stream: false,
-            stdout: false,
+            ..NewFile::default()
         },
     )?;
     let settings = Settings {
