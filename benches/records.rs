@@ -5,10 +5,15 @@
 //! memory on this machine, which that tenth pays to fill the cache), `records get --keys` of a
 //! file and of a pipe, and a one-off `records get` through the real
 //! binary, and the file size; beside, in the same run, Tkrzw's HashDBM and TreeDBM
-//! (`tkrzw_dbm_perf`, without encryption: the Debian build has no AES codec, which would
-//! only slow it) and SQLCipher 4 (Python `sqlcipher3`), when installed. Medians.
+//! (`tkrzw_dbm_perf sequence`, without encryption: the Debian build has no AES codec; its
+//! gets come in the order the keys were set, which is the file's), Tkrzw's HashDBM got in
+//! a random order as veilkit is (`benches/tkrzw/random_gets.cc`, built against Debian's
+//! `libtkrzw-dev`, and with `TKRZW_SRC=DIR`, a Tkrzw 1.0.32 source tree built with
+//! `./configure && make`, also with its AES codec), and SQLCipher 4 (Python
+//! `sqlcipher3`), when installed. Medians.
 //!
-//! `cargo bench --bench records` (`-- --quick` for a short run)
+//! `cargo bench --bench records` (`-- --quick` for a short run;
+//! `TKRZW_SRC=/path/to/tkrzw cargo bench --bench records` for the AES reference)
 
 use std::fs::File;
 use std::path::Path;
@@ -144,6 +149,88 @@ fn tkrzw(dbm: &str, n: usize, dir: &Path) -> Option<(f64, f64, u64)> {
         field("Getting done:", "qps")?,
         field("file_size=", "file_size")? as u64,
     ))
+}
+
+/// Tkrzw's HashDBM with its gets in a random order, as veilkit's are
+/// (`benches/tkrzw/random_gets.cc`, built here with the system's C++ compiler): against
+/// the system's libtkrzw (Debian `libtkrzw-dev` 1.0.25, which has no cipher), and, when
+/// `TKRZW_SRC` names a Tkrzw source tree built with `make` (1.0.32 has the AES record
+/// codec), against it without and with AES. Rows: label, sets/s, gets/s on the first and
+/// the second pass (medians of `runs` processes); or why there are none.
+fn tkrzw_random(n: usize, dir: &Path, runs: usize) -> Result<Vec<(String, f64, f64, f64)>, String> {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/tkrzw/random_gets.cc");
+    let build = |out: &Path, src_tree: Option<&str>| -> bool {
+        let mut cmd = Command::new("c++");
+        cmd.args(["-O2", "-std=c++17"])
+            .arg(&source)
+            .arg("-o")
+            .arg(out);
+        if let Some(t) = src_tree {
+            cmd.arg("-DWITH_AES")
+                .arg(format!("-I{t}"))
+                .arg(format!("-L{t}"))
+                .arg(format!("-Wl,-rpath,{t}"));
+        }
+        cmd.args(["-ltkrzw", "-lpthread"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let mut variants: Vec<(String, std::path::PathBuf, bool)> = Vec::new();
+    let system = dir.join("tkrzw-random-system");
+    if build(&system, None) {
+        variants.push(("Tkrzw hashDBM 1.0.25, no encryption".into(), system, false));
+    }
+    let tree = std::env::var("TKRZW_SRC").ok();
+    if let Some(t) = &tree {
+        let own = dir.join("tkrzw-random-src");
+        if !build(&own, Some(t)) {
+            return Err(format!(
+                "TKRZW_SRC={t}: random_gets.cc does not build against it"
+            ));
+        }
+        variants.push((
+            "Tkrzw hashDBM (TKRZW_SRC), no encryption".into(),
+            own.clone(),
+            false,
+        ));
+        variants.push(("Tkrzw hashDBM (TKRZW_SRC), AES codec".into(), own, true));
+    }
+    if variants.is_empty() {
+        return Err(
+            "no libtkrzw to build against (apt install libtkrzw-dev; TKRZW_SRC=a built \
+             Tkrzw 1.0.32 source tree for its AES codec)"
+                .into(),
+        );
+    }
+    let db = dir.join("tkrzw-random.tkh");
+    let mut rows = Vec::new();
+    for (label, exe, aes) in variants {
+        let mut cols: [Vec<f64>; 3] = Default::default();
+        for _ in 0..runs {
+            let mut cmd = Command::new(&exe);
+            cmd.arg(n.to_string()).arg(&db);
+            if aes {
+                cmd.arg("aes");
+            }
+            let out = cmd.output().map_err(|e| format!("{label}: {e}"))?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            let f: Vec<f64> = text
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            if !out.status.success() || f.len() != 3 {
+                return Err(format!("{label}: failed ({})", out.status));
+            }
+            for (c, x) in cols.iter_mut().zip(f) {
+                c.push(x);
+            }
+        }
+        let [a, b, c] = cols.map(median);
+        rows.push((label, a, b, c));
+    }
+    let _ = std::fs::remove_file(&db);
+    Ok(rows)
 }
 
 const SQLCIPHER: &str = r#"
@@ -519,6 +606,26 @@ fn main() {
         first / 1e3,
         size / raw
     );
+    println!(
+        "{:<44} {:>14} {:>13.0}K",
+        "  veilkit records, second pass",
+        "",
+        second / 1e3
+    );
+    match tkrzw_random(n, dir.path(), runs) {
+        Ok(rows) => {
+            for (label, set, get, again) in rows {
+                println!(
+                    "{:<44} {:>13.0}K {:>13.0}K   (random gets; second pass {:.0}K)",
+                    label,
+                    set / 1e3,
+                    get / 1e3,
+                    again / 1e3
+                );
+            }
+        }
+        Err(why) => println!("Tkrzw, random gets: {why}"),
+    }
     for dbm in ["hash", "tree"] {
         match tkrzw(dbm, n, dir.path()) {
             Some((set, get, bytes)) => println!(
