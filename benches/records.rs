@@ -198,8 +198,9 @@ fn tkrzw_random(n: usize, dir: &Path, runs: usize) -> Result<Vec<(String, f64, f
     }
     if variants.is_empty() {
         return Err(
-            "no libtkrzw to build against (apt install libtkrzw-dev; TKRZW_SRC=a built \
-             Tkrzw 1.0.32 source tree for its AES codec)"
+            "benches/tkrzw/random_gets.cc did not build (it needs c++ and libtkrzw: apt \
+             install g++ libtkrzw-dev; TKRZW_SRC=a built Tkrzw 1.0.32 source tree adds its \
+             AES codec)"
                 .into(),
         );
     }
