@@ -220,6 +220,52 @@ mod tests {
         assert_eq!(scan(&long, 0x35, 64, 10).as_deref(), Some("/short"));
     }
 
+    /// A maps line: a range, the four fields, and a path (empty, with spaces, or
+    /// long) after one to twenty spaces; with its range and the name it should give.
+    fn maps_line()
+    -> impl proptest::strategy::Strategy<Value = (String, usize, usize, Option<String>)> {
+        use proptest::prelude::*;
+        (0usize..64, 1usize..16, 1usize..20, "[ a-z/#()\\[\\]]{0,60}").prop_map(
+            |(start, len, pad, path)| {
+                let (start, end) = (start * 16, (start + len) * 16);
+                let line = format!(
+                    "{start:x}-{end:x} r--s 00000000 fd:01 7{}{path}",
+                    " ".repeat(pad)
+                );
+                let name = Some(path.trim_start_matches(' ').to_string()).filter(|p| !p.is_empty());
+                (line, start, end, name)
+            },
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        /// Whatever the reads' sizes and the buffer's, the name found is the one made:
+        /// that of the first line shorter than the buffer whose range holds the address
+        /// and which names a file.
+        #[test]
+        fn names_are_found_as_they_were_written(
+            lines in proptest::collection::vec(maps_line(), 0..12),
+            unit in 0usize..80,
+            within in proptest::sample::select(vec![0usize, 1, 15]),
+            buf_len in 24usize..160,
+            step in 1usize..300,
+            last_newline in proptest::prelude::any::<bool>(),
+        ) {
+            // Addresses at and around the ranges' ends, where an off-by-one would show.
+            let addr = unit * 16 + within;
+            let mut text = lines.iter().map(|l| l.0.as_str()).collect::<Vec<_>>().join("\n");
+            if last_newline {
+                text.push('\n');
+            }
+            let want = lines
+                .iter()
+                .filter(|(line, start, end, _)| line.len() < buf_len && (*start..*end).contains(&addr))
+                .find_map(|(_, _, _, name)| name.clone());
+            proptest::prop_assert_eq!(scan(&text, addr, buf_len, step), want);
+        }
+    }
+
     #[test]
     fn a_read_error_names_nothing() {
         let mut buf = [0u8; 64];
