@@ -7,7 +7,8 @@
 //! `/proc/self/maps` (`open`, `read`, `close`) into a buffer on its stack and looking for
 //! the mapping that holds the faulting address, then `write`s the line and `_exit`s. No
 //! allocation, no lock, nothing that a map's owner registers. Where the file cannot be
-//! found (no `/proc`), the line says "a file read through a memory map".
+//! found (no `/proc`: systems other than Linux), the line says "a file read through a
+//! memory map".
 
 /// The line's start, and its end after the file's name.
 const START: &[u8] = b"veilkit: ";
@@ -19,15 +20,11 @@ const UNNAMED: &[u8] = b"veilkit: a file read through a memory map became unread
 /// Installs the handler: one system call at start-up, no thread. A killed writer's
 /// temporary output is removed by the next write of that output, as after `kill -9`.
 pub fn install() {
-    #[cfg(target_os = "linux")]
+    #[cfg(unix)]
     {
         extern "C" fn handler(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
-            // SAFETY: the kernel passes a valid siginfo for a handler installed with
-            // SA_SIGINFO; si_addr is the faulting address for SIGBUS.
-            #[allow(unsafe_code)]
-            let addr = unsafe { (*info).si_addr() } as usize;
             let mut buf = [0u8; 8192];
-            let name = find_mapping(addr, &mut buf);
+            let name = file_of(info, &mut buf);
             // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffers are static
             // or on this stack.
             #[allow(unsafe_code)]
@@ -58,8 +55,25 @@ pub fn install() {
     }
 }
 
-/// write(2) of all of `bytes` to stderr, as far as it goes (async-signal-safe).
+/// Where, in `buf`, the name of the file mapped at the faulting address is (Linux: from
+/// `/proc/self/maps`).
 #[cfg(target_os = "linux")]
+fn file_of(info: *mut libc::siginfo_t, buf: &mut [u8]) -> Option<std::ops::Range<usize>> {
+    // SAFETY: the kernel passes a valid siginfo to a handler installed with SA_SIGINFO;
+    // si_addr is the faulting address for SIGBUS.
+    #[allow(unsafe_code)]
+    let addr = unsafe { (*info).si_addr() } as usize;
+    find_mapping(addr, buf)
+}
+
+/// Elsewhere the file is not named (there is no `/proc/self/maps` to read).
+#[cfg(all(unix, not(target_os = "linux")))]
+fn file_of(_: *mut libc::siginfo_t, _: &mut [u8]) -> Option<std::ops::Range<usize>> {
+    None
+}
+
+/// write(2) of all of `bytes` to stderr, as far as it goes (async-signal-safe).
+#[cfg(unix)]
 fn write_all(mut bytes: &[u8]) {
     while !bytes.is_empty() {
         // SAFETY: the pointer and length describe `bytes`.
