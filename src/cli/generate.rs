@@ -91,7 +91,7 @@ const EXIT_ALL: &[(&str, &str)] = &[
     ),
 ];
 
-const TOP: ManExtra = ManExtra {
+pub(super) const TOP: ManExtra = ManExtra {
     exit_status: EXIT_ALL,
     uses_keys: true,
     environment: &[

@@ -247,3 +247,36 @@ pub fn read_small(path: &Path, what: &'static str) -> io::Result<zeroize::Zeroiz
     };
     Ok(zeroize::Zeroizing::new(bytes))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::HELD_BYTES;
+    use clap::CommandFactory;
+
+    /// The help texts spell the amount held in memory (clap's strings are literals):
+    /// this keeps them in step with [`HELD_BYTES`].
+    #[test]
+    fn the_help_says_how_much_a_pipe_holds_in_memory() {
+        let said = format!("first {} MiB", HELD_BYTES >> 20);
+        let mut cli = crate::cli::Cli::command();
+        let records = cli.find_subcommand_mut("records").expect("records");
+        for name in ["seal", "append"] {
+            let help = records
+                .find_subcommand_mut(name)
+                .expect("subcommand")
+                .render_long_help()
+                .to_string();
+            assert!(help.contains(&said), "records {name} --help lacks {said:?}");
+        }
+        let env = crate::cli::records::ENV_INPUT
+            .iter()
+            .chain(super::super::generate::TOP.environment)
+            .filter(|(name, _)| *name == "TMPDIR");
+        let mut n = 0;
+        for (_, text) in env {
+            assert!(text.contains(&said), "{text:?} lacks {said:?}");
+            n += 1;
+        }
+        assert_eq!(n, 2, "both TMPDIR entries are checked");
+    }
+}

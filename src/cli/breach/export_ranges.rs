@@ -2,8 +2,7 @@
 
 use super::super::generate::ManExtra;
 use super::super::output::Bar;
-use super::super::report::HintExt;
-use super::super::report::counted;
+use super::super::report::{HintExt, counted};
 use super::super::{Global, Status};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
