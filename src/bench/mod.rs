@@ -20,7 +20,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     /// Scratch files could not be written or read.
-    #[error("scratch files: {0}")]
+    #[error("scratch files")]
     Scratch(#[source] std::io::Error),
     /// The index given with `--index` could not be used.
     #[error("index: {0}")]

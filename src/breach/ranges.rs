@@ -19,13 +19,13 @@ pub enum RangesError {
     #[error(transparent)]
     Index(#[from] IndexError),
     /// A range file could not be written.
-    #[error("{0}: {1}")]
+    #[error("{0}")]
     Write(PathBuf, #[source] std::io::Error),
     /// The two indexes hold different kinds of hash.
     #[error("the indexes hold different hash kinds ({0} and {1})")]
     Kinds(&'static str, &'static str),
     /// Output failed.
-    #[error("output: {0}")]
+    #[error("output")]
     Output(#[source] std::io::Error),
 }
 

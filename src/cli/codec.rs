@@ -238,7 +238,7 @@ pub fn prepare(
         spec.clear_bit = b;
     }
     let ring = args.key.load()?;
-    let codec = Codec::new(&ring, spec).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let codec = Codec::new(&ring, spec)?;
     Ok(Prepared {
         codec,
         options: Options {

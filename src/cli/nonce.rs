@@ -7,7 +7,7 @@ use super::{Global, Status};
 use crate::nonce::cipher::NonceCipher;
 use crate::nonce::format::Format;
 use crate::nonce::state::StateFile;
-use crate::nonce::{Generator, Kind, SystemClock, Width};
+use crate::nonce::{Generator, Kind, NonceError, SystemClock, Width};
 use anyhow::Context;
 use clap::ValueEnum;
 use std::io::Write;
@@ -186,10 +186,16 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         })?,
     };
     let mut state = StateFile::new(state_path);
-    let mut generator = Generator::new(width, kind, args.machine_id, SystemClock::default(), &mut state, cipher)
-        .map_err(anyhow::Error::new)
-        .hint("the state file keeps nonces unique across processes; remove it only if no process of this machine id ever used it")?
-        .with_batch(args.count);
+    let mut generator = Generator::new(
+        width,
+        kind,
+        args.machine_id,
+        SystemClock::default(),
+        &mut state,
+        cipher,
+    )
+    .map_err(state_hint)?
+    .with_batch(args.count);
 
     // 64-bit values come at most 8,192 per millisecond: a chunk of that many keeps
     // formatting and writing from skipping whole milliseconds of sortable values.
@@ -222,11 +228,26 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     // issued so far stay reserved).
     if let Err(e) = generator.finish() {
         super::report::warn(format!(
-            "the unused end of this run's reservation stays reserved: {e}"
+            "the unused end of this run's reservation stays reserved: {}",
+            super::report::with_causes(&e)
         ));
     }
     written?;
     Ok(Status::Success)
+}
+
+/// A start's error, with the hint that fits it.
+fn state_hint(e: NonceError) -> anyhow::Error {
+    let hint = match &e {
+        NonceError::StateNotRegular { .. } => {
+            "give --state the path of a regular file (or leave it out: the default is $XDG_STATE_HOME/veilkit/nonce-state)"
+        }
+        NonceError::StateFormat { .. } | NonceError::StateLine { .. } => {
+            "the state file keeps nonces unique across processes; remove it only if no process of this machine id ever used it"
+        }
+        _ => return anyhow::Error::new(e),
+    };
+    super::report::with_hint(e, hint)
 }
 
 /// `--decrypt`: encrypted nonces on stdin to their counter form.

@@ -47,6 +47,29 @@ pub fn hinted(message: impl fmt::Display, hint: impl Into<String>) -> anyhow::Er
     })
 }
 
+/// `e` with a hint, its causes kept (the error line prints them, `what: cause`).
+pub fn with_hint(e: impl Into<anyhow::Error>, hint: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Hinted {
+        inner: e.into(),
+        hint: hint.into(),
+    })
+}
+
+/// An error's message followed by its causes, `what: cause: cause`, as the error line
+/// prints them: for an error's text that goes elsewhere (a JSON field, a warning). An
+/// error's own message names what failed, its causes why (`cannot read: Input/output
+/// error`): its `to_string()` alone would drop the why.
+pub fn with_causes(e: &(dyn StdError + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
 /// True when the error chain holds a broken pipe: the reader of our text output went
 /// away, which for line-oriented text is a normal way to end (`veilkit ... | head`).
 /// Binary and ciphertext writers turn broken pipes into a different error first (see
@@ -181,6 +204,40 @@ mod tests {
     fn control_characters_are_escaped() {
         assert_eq!(sanitize("a\u{1b}[31mb\r"), "a\\u{1b}[31mb\\r");
         assert_eq!(sanitize("line\n\ttab"), "line\n\ttab");
+    }
+
+    /// The error line says each cause once: errors whose message names what failed
+    /// and whose cause says why (none repeats its cause in its own message), through
+    /// a hint too.
+    #[test]
+    fn each_cause_is_said_once() {
+        let why = || io::Error::other("the why");
+        let errors: Vec<anyhow::Error> = vec![
+            crate::nonce::NonceError::State {
+                path: "st".into(),
+                source: why(),
+            }
+            .into(),
+            crate::breach::download::journal::JournalError::Io("j".into(), why()).into(),
+            crate::breach::download::DownloadError::Validators(why()).into(),
+            crate::breach::ranges::RangesError::Write("r".into(), why()).into(),
+            crate::breach::ranges::RangesError::Output(why()).into(),
+            crate::bench::BenchError::Scratch(why()).into(),
+            crate::breach::build::BuildError::Write(why()).into(),
+            with_hint(crate::breach::build::BuildError::Write(why()), "a hint"),
+            crate::cli::breach::download::explain(
+                crate::breach::download::DownloadError::Build(
+                    crate::breach::build::BuildError::Write(why()),
+                ),
+                std::path::Path::new(".x.download"),
+            ),
+        ];
+        for e in &errors {
+            let line = format!("{e:#}");
+            assert_eq!(line.matches("the why").count(), 1, "{line}");
+        }
+        let e = crate::breach::build::BuildError::Write(why());
+        assert_eq!(with_causes(&e), "cannot write the index: the why");
     }
 
     #[test]

@@ -120,13 +120,21 @@ pub enum Kind {
 #[derive(Debug, thiserror::Error)]
 pub enum NonceError {
     /// The state file could not be used.
-    #[error("state file {path}: {source}")]
+    #[error("state file {path}")]
     State {
         /// Its path.
         path: String,
         /// What failed.
         #[source]
         source: std::io::Error,
+    },
+    /// The state file's path names a device, a pipe, a socket or a directory.
+    #[error(
+        "state file {path}: not a regular file (a device, pipe or directory): a state file must be a file of its own"
+    )]
+    StateNotRegular {
+        /// Its path.
+        path: String,
     },
     /// The state file holds something else.
     #[error("state file {path}: line {line}: not a veilkit nonce state line")]

@@ -48,11 +48,17 @@ impl StateFile {
         }
     }
 
+    fn not_regular(&self) -> NonceError {
+        NonceError::StateNotRegular {
+            path: self.path.display().to_string(),
+        }
+    }
+
     fn lock(&self) -> Result<File, NonceError> {
         // Before anything is created beside it (`FILE.lock`): a device or pipe named as
         // the state file is refused, never replaced.
         match fs::metadata(&self.path) {
-            Ok(m) if !m.is_file() => return Err(self.err(not_regular())),
+            Ok(m) if !m.is_file() => return Err(self.not_regular()),
             _ => {}
         }
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -84,7 +90,12 @@ impl StateFile {
         }
         let bytes = match opts.open(&self.path) {
             Ok(mut f) => {
-                refuse_special(&f).map_err(|e| self.err(e))?;
+                if !f.metadata().map_err(|e| self.err(e))?.file_type().is_file() {
+                    // A state file is replaced by rename, which must never happen to a
+                    // device, a pipe or a socket (`--state /dev/null` as root once
+                    // replaced the system's /dev/null).
+                    return Err(self.not_regular());
+                }
                 crate::streams::read_capped(&mut f, crate::streams::SMALL_FILE_CAP)
                     .map_err(|e| self.err(e))?
             }
@@ -163,29 +174,13 @@ impl StateFile {
         };
         let io = |e: crate::streams::OutputError| match e {
             crate::streams::OutputError::Io(e) => self.err(e),
+            crate::streams::OutputError::NotRegular(_) => self.not_regular(),
             other => self.err(std::io::Error::other(other.to_string())),
         };
         let mut f = AtomicFile::create(&self.path, opts).map_err(io)?;
         f.write_all(text.as_bytes()).map_err(|e| self.err(e))?;
         f.commit().map_err(io)
     }
-}
-
-/// Fails when `f` is not a regular file: a state file is replaced by rename, which
-/// must never happen to a device, a pipe or a socket (`--state /dev/null` as root once
-/// replaced the system's /dev/null).
-fn refuse_special(f: &File) -> std::io::Result<()> {
-    let kind = f.metadata()?.file_type();
-    if kind.is_file() {
-        return Ok(());
-    }
-    Err(not_regular())
-}
-
-fn not_regular() -> std::io::Error {
-    std::io::Error::other(
-        "not a regular file (a device, pipe or directory): a state file must be a file of its own",
-    )
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {

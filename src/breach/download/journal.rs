@@ -40,7 +40,7 @@ pub struct Entry {
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// Reading or writing failed.
-    #[error("{0}: {1}")]
+    #[error("{0}")]
     Io(PathBuf, #[source] io::Error),
     /// The journal belongs to another download.
     #[error("{path}: the journal of an interrupted download of {what}")]

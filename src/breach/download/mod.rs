@@ -48,8 +48,11 @@ pub enum DownloadError {
     #[error(transparent)]
     Build(#[from] BuildError),
     /// The range validators' sidecar could not be written.
-    #[error("range validators: {0}")]
+    #[error("range validators")]
     Validators(#[source] io::Error),
+    /// The index an update refreshes could not be read.
+    #[error("the index being updated")]
+    Previous(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// The fetching thread stopped without saying why.
     #[error("the download stopped: {0}")]
     Stopped(String),
@@ -429,10 +432,10 @@ impl build::PackedRanges for Ranges<'_> {
 fn old_range(kind: HashKind, prev: Previous<'_>, prefix: u32) -> Result<Vec<u8>, DownloadError> {
     let mut text = Vec::new();
     super::ranges::range_body(prev.index, prefix, &mut text)
-        .map_err(|e| DownloadError::Stopped(format!("the index being updated: {e}")))?;
+        .map_err(|e| DownloadError::Previous(e.into()))?;
     body::pack(kind, prefix, &text)
         .map(|p| p.bytes)
-        .map_err(|e| DownloadError::Stopped(format!("the index being updated: {e}")))
+        .map_err(|e| DownloadError::Previous(e.into()))
 }
 
 /// Ranges fetched but not yet taken by the build, at most: four per request in flight.

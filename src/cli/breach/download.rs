@@ -3,7 +3,7 @@
 use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::input::read_small;
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
-use super::super::report::{hinted, info};
+use super::super::report::{hinted, info, with_hint};
 use super::super::{Global, Status};
 use super::build::{KindArg, TierArg, convert};
 use crate::breach::HashKind;
@@ -293,8 +293,10 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     Ok(Status::Success)
 }
 
-/// A failed download's error, saying that the journal keeps what was done.
+/// A failed download's error, saying that the journal keeps what was done (when there
+/// is one: a journal that could not be made keeps nothing).
 pub fn explain(e: DownloadError, journal: &Path) -> anyhow::Error {
+    let kept = journal.metadata().is_ok_and(|m| m.is_file() && m.len() > 0);
     match e {
         DownloadError::Journal(download::journal::JournalError::Mismatch { .. }) => hinted(
             e.to_string(),
@@ -303,13 +305,15 @@ pub fn explain(e: DownloadError, journal: &Path) -> anyhow::Error {
                 journal.display()
             ),
         ),
-        DownloadError::Fetch(_) | DownloadError::Stopped(_) | DownloadError::Build(_) => hinted(
-            e.to_string(),
+        // The error itself, not its text: a build's write error says why in its cause
+        // (`cannot write the index: No space left on device`).
+        e if kept => with_hint(
+            e,
             format!(
                 "the ranges completed so far are kept in {}: run the same command again to continue",
                 journal.display()
             ),
         ),
-        other => anyhow::Error::new(other),
+        e => anyhow::Error::new(e),
     }
 }

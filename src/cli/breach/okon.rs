@@ -3,6 +3,7 @@
 use super::super::generate::ManExtra;
 use super::super::{Global, Status};
 use crate::breach::HashKind;
+use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -84,7 +85,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     }
     let count = index
         .lookup(&hash)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.path.display()))?;
+        .with_context(|| args.path.display().to_string())?;
     let found = count > 0;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", u8::from(found))

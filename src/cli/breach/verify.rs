@@ -69,7 +69,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         });
         match &result {
             Ok(n) => v["entries"] = (*n).into(),
-            Err(e) => v["error"] = format!("{e}").into(),
+            Err(e) => v["error"] = super::super::report::with_causes(e).into(),
         }
         super::super::output::print_json(&v)?;
     }

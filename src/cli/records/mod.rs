@@ -438,6 +438,7 @@ pub fn open_file(
         } else {
             "reading the intact copy"
         };
+        let e = super::report::with_causes(&e);
         super::report::warn(format!("{shown}: {e}; {why}"));
     }
     Ok(file)
