@@ -280,7 +280,7 @@ impl AtomicFile {
             use std::os::unix::fs::PermissionsExt;
             builder.permissions(fs::Permissions::from_mode(options.mode));
         }
-        let temp = builder.tempfile_in(&dir)?;
+        let temp = builder.tempfile_in(&dir).map_err(without_temp_path)?;
         let temp_path = temp.path().to_path_buf();
         lock_live().push(temp_path.clone());
         Ok(AtomicFile {
@@ -430,8 +430,38 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// An error of the `tempfile` crate without the ` at path "DIR/.NAME.pid1.XXXX.tmp"` it
+/// ends with: the caller names the output, and a temporary name the user never gave
+/// only confuses (`x.idx: No such file or directory (os error 2)`). Other errors are
+/// returned as they are.
+pub fn without_temp_path(e: std::io::Error) -> std::io::Error {
+    if e.raw_os_error().is_some() || e.get_ref().is_none() {
+        return e;
+    }
+    let text = e.to_string();
+    match text.find(" at path \"") {
+        Some(i) => std::io::Error::new(e.kind(), text[..i].to_string()),
+        None => e,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    /// tempfile's temporary name is left out of a failure's text; the cause stays.
+    #[test]
+    fn a_failure_to_make_the_temporary_file_does_not_name_it() {
+        let e = tempfile::Builder::new()
+            .tempfile_in("/nonexistent-veilkit-dir")
+            .unwrap_err();
+        assert!(e.to_string().contains(" at path "), "{e}");
+        let e = without_temp_path(e);
+        assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+        assert!(!e.to_string().contains("at path"), "{e}");
+        assert!(e.to_string().contains("No such file or directory"), "{e}");
+        let plain = std::io::Error::from_raw_os_error(2);
+        assert_eq!(without_temp_path(plain).raw_os_error(), Some(2));
+    }
+
     use super::*;
 
     #[test]

@@ -77,6 +77,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let temp = tempfile::Builder::new()
         .prefix(".veilkit-ranges-")
         .tempdir_in(&parent)
+        .map_err(crate::streams::without_temp_path)
         .with_context(|| format!("{}: cannot create a directory", parent.display()))?;
     let tracked = crate::streams::track_temp_dir(temp.path());
     let bar = Bar::items(global, "exporting ranges", "ranges");

@@ -54,7 +54,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         anyhow::bail!("-o -: an index is a seekable file; give a path");
     }
     let index = super::open_index(&args.index)?;
-    if !args.ranges.is_dir() {
+    // A missing directory says so (not that something else is there).
+    let meta = std::fs::metadata(&args.ranges).with_context(|| display_path(&args.ranges))?;
+    if !meta.is_dir() {
         anyhow::bail!(
             "{}: not a directory of range files",
             display_path(&args.ranges)
