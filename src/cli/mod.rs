@@ -207,6 +207,7 @@ pub fn main() -> ExitCode {
         Command::Completions(args) => completions::run(&args, global),
         Command::Man(args) => man::run(&args, global),
     };
+    signals::wait_if_interrupted();
     match result {
         Ok(status) => status.into(),
         Err(err) => report::error(&err).into(),

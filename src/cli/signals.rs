@@ -31,12 +31,29 @@ fn install_now() {
             .name("signals".into())
             .spawn(move || {
                 if let Some(sig) = signals.forever().next() {
+                    HANDLING.store(true, std::sync::atomic::Ordering::SeqCst);
                     crate::streams::remove_live_temp_files();
                     restore_tty();
                     std::process::exit(exit_status(sig));
                 }
             })
             .ok();
+    }
+}
+
+/// Set by the handler thread when a signal arrives; it exits the process once it has
+/// removed the temporary files.
+static HANDLING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Waits for the handler to end the process when a signal is being handled: a command
+/// that fails because the handler removed its temporary files under it (a write into a
+/// directory renamed away) then neither reports that failure nor exits before the
+/// removal is done; the handler's status (128 + N) is the process's.
+pub fn wait_if_interrupted() {
+    if HANDLING.load(std::sync::atomic::Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
     }
 }
 

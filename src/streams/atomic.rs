@@ -145,9 +145,19 @@ fn remove_stale_temp_files(dir: &Path, name: &str) {
                 continue;
             };
             let gone = pid != me && !Path::new("/proc").join(pid.to_string()).exists();
-            let plain = entry.file_type().is_ok_and(|t| t.is_file());
-            if gone && plain {
-                let _ = fs::remove_file(entry.path());
+            if !gone {
+                continue;
+            }
+            // Files of atomic outputs, directories of outputs renamed into place whole
+            // ([`temp_dir_beside`]); a link or anything else is left alone.
+            match entry.file_type() {
+                Ok(t) if t.is_file() => {
+                    let _ = fs::remove_file(entry.path());
+                }
+                Ok(t) if t.is_dir() => {
+                    let _ = fs::remove_dir_all(entry.path());
+                }
+                _ => {}
             }
         }
     }
@@ -181,11 +191,48 @@ fn lock_live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 pub fn remove_live_temp_files() {
     for path in lock_live().drain(..) {
         if path.is_dir() {
-            let _ = fs::remove_dir_all(path);
+            // Renamed first: a writer still adding files to it then fails, where it
+            // would otherwise add files while the directory is emptied, and leave it
+            // behind (its last removal refused: not empty). The new name keeps the
+            // pattern that the next run's clean-up knows.
+            let gone = path.with_extension("gone.tmp");
+            let doomed = if fs::rename(&path, &gone).is_ok() {
+                gone
+            } else {
+                path
+            };
+            // A file whose creation was under way as it was renamed may still appear.
+            for _ in 0..8 {
+                if fs::remove_dir_all(&doomed).is_ok() || !doomed.exists() {
+                    break;
+                }
+            }
         } else {
             let _ = fs::remove_file(path);
         }
     }
+}
+
+/// A temporary directory beside `target` (`.NAME.pidPID.RANDOM.tmp`) for output that is
+/// renamed into place whole, removed by a signal handler while the guard lives. Those
+/// that killed processes writing the same name left behind are removed first.
+pub fn temp_dir_beside(target: &Path) -> io::Result<(tempfile::TempDir, LiveTempDir)> {
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    remove_stale_temp_files(&dir, &name);
+    let temp = tempfile::Builder::new()
+        .prefix(&format!(".{name}.pid{}.", std::process::id()))
+        .suffix(".tmp")
+        .tempdir_in(&dir)
+        .map_err(without_temp_path)?;
+    let guard = track_temp_dir(temp.path());
+    Ok((temp, guard))
 }
 
 /// A temporary directory that a signal handler removes (with [`remove_live_temp_files`])

@@ -755,3 +755,109 @@ fn quiet_query_answers_with_the_status_alone() {
         assert_eq!(out.stderr.is_empty(), code != 2, "{}", stderr_of(&out));
     }
 }
+
+/// `export-ranges` writes a directory: `-o -` is refused; SIGTERM while it writes ends
+/// it with status 143 and nothing left (the directory being filled was once left behind,
+/// emptied while files were still being added to it); a directory left by SIGKILL is
+/// removed by the next export of the same name; a link to an empty directory is filled,
+/// and stays a link.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_export_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = build_from(dir.path(), "a", DUMP);
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let export = |out: &str| {
+        let mut cmd = std_veilkit();
+        cmd.args(["-q", "breach", "export-ranges", "-i"])
+            .arg(&idx)
+            .args(["-o", out])
+            .current_dir(&work)
+            .stderr(std::process::Stdio::piped());
+        cmd
+    };
+    let refused = export("-").output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("writes a directory"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let entries = || -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&work)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert!(entries().is_empty(), "{:?}", entries());
+    // Interrupted once its temporary directory holds files.
+    let started = |child: &mut std::process::Child| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no temporary directory"
+            );
+            assert!(child.try_wait().unwrap().is_none(), "finished too early");
+            let filling = std::fs::read_dir(&work).unwrap().flatten().any(|e| {
+                e.path().is_dir()
+                    && std::fs::read_dir(e.path()).is_ok_and(|d| d.take(2000).count() == 2000)
+            });
+            if filling {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    };
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        let mut child = export("ranges").spawn().unwrap();
+        started(&mut child);
+        #[allow(unsafe_code)]
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(child.id() as i32, signal);
+        }
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(128 + signal));
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(entries().is_empty(), "left behind: {:?}", entries());
+    }
+    // SIGKILL leaves the directory being filled; the next export of the name removes it.
+    let mut child = export("ranges").spawn().unwrap();
+    started(&mut child);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(entries().len(), 1, "{:?}", entries());
+    let done = export("ranges").output().unwrap();
+    assert!(done.status.success());
+    assert_eq!(entries(), ["ranges"]);
+    assert_eq!(
+        std::fs::read_dir(work.join("ranges")).unwrap().count(),
+        1 << 20
+    );
+    // A link to an empty directory: filled, and still a link.
+    std::fs::create_dir(work.join("real")).unwrap();
+    std::os::unix::fs::symlink("real", work.join("link")).unwrap();
+    let linked = export("link").arg("--skip-empty").output().unwrap();
+    assert!(
+        linked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&linked.stderr)
+    );
+    assert!(
+        std::fs::symlink_metadata(work.join("link"))
+            .unwrap()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read_dir(work.join("real")).unwrap().count(),
+        DUMP.lines().count()
+    );
+}

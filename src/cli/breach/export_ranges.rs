@@ -1,7 +1,7 @@
 //! `veilkit breach export-ranges`: an index as the public range API's files.
 
 use super::super::generate::ManExtra;
-use super::super::output::Bar;
+use super::super::output::{Bar, is_stdio};
 use super::super::report::{HintExt, counted};
 use super::super::{Global, Status};
 use anyhow::Context;
@@ -19,8 +19,11 @@ answer range queries at scale, and `veilkit breach build DIR -o INDEX` turns the
 back into a byte-identical index.
 
 Every one of the 1,048,576 prefixes gets a file (an empty one for a prefix without hashes) \
-unless --skip-empty is given. DIR must not exist, or be empty: the files are written into a \
-temporary directory beside it, synced, and renamed to DIR only when complete.";
+unless --skip-empty is given. DIR must not exist, or be empty (a link to an empty directory \
+fills that directory): the files are written into a temporary directory beside it \
+(`.DIR.pidPID.RANDOM.tmp`), synced, and renamed to DIR only when complete. Interrupted \
+(SIGINT, SIGTERM, SIGHUP), it removes that directory; one that a killed process left is \
+removed by the next export to DIR.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
@@ -56,9 +59,20 @@ pub struct Args {
 
 /// Runs `veilkit breach export-ranges`.
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
+    if is_stdio(&args.output) {
+        anyhow::bail!("-o -: export-ranges writes a directory of range files; give its path");
+    }
     let index = super::open_index(&args.index)?;
-    let target = &args.output;
-    let shown = target.display().to_string();
+    let shown = args.output.display().to_string();
+    // A link to a directory: the files go into the directory it names (renaming onto
+    // the link would replace the link, and leave its directory empty).
+    let resolved;
+    let target = if std::fs::symlink_metadata(&args.output).is_ok_and(|m| m.is_symlink()) {
+        resolved = std::fs::canonicalize(&args.output).with_context(|| shown.clone())?;
+        &resolved
+    } else {
+        &args.output
+    };
     if let Ok(mut entries) = std::fs::read_dir(target) {
         if entries.next().is_some() {
             return Err(anyhow::anyhow!(
@@ -69,17 +83,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     } else if target.exists() {
         anyhow::bail!("{shown}: exists and is not a directory");
     }
-    let parent = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
     super::super::signals::install();
-    let temp = tempfile::Builder::new()
-        .prefix(".veilkit-ranges-")
-        .tempdir_in(&parent)
-        .map_err(crate::streams::without_temp_path)
-        .with_context(|| format!("{}: cannot create a directory", parent.display()))?;
-    let tracked = crate::streams::track_temp_dir(temp.path());
+    let (temp, tracked) = crate::streams::temp_dir_beside(target)
+        .with_context(|| format!("{shown}: cannot create a directory beside it"))?;
     let bar = Bar::items(global, "exporting ranges", "ranges");
     let summary = crate::breach::ranges::export(&index, temp.path(), args.skip_empty, &bar)
         .context(shown.clone())?;
