@@ -89,9 +89,12 @@ pub enum FieldError {
         /// The key-id bits.
         key: u32,
     },
-    /// Reading or writing failed.
+    /// Reading the input failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    /// Writing the output failed (the caller names the output).
+    #[error("cannot write")]
+    Write(#[source] std::io::Error),
 }
 
 impl From<ReadError> for FieldError {
@@ -289,12 +292,12 @@ pub fn encrypt(
         out.extend_from_slice(row.line_end());
         rows += 1;
         if out.len() >= 1 << 16 {
-            output.write_all(&out)?;
+            output.write_all(&out).map_err(FieldError::Write)?;
             out.clear();
         }
     }
-    output.write_all(&out)?;
-    output.flush()?;
+    output.write_all(&out).map_err(FieldError::Write)?;
+    output.flush().map_err(FieldError::Write)?;
     Ok(rows)
 }
 
@@ -417,11 +420,11 @@ pub fn decrypt(
         out.extend_from_slice(row.line_end());
         rows += 1;
         if out.len() >= 1 << 16 {
-            output.write_all(&out)?;
+            output.write_all(&out).map_err(FieldError::Write)?;
             out.clear();
         }
     }
-    output.write_all(&out)?;
-    output.flush()?;
+    output.write_all(&out).map_err(FieldError::Write)?;
+    output.flush().map_err(FieldError::Write)?;
     Ok(rows)
 }

@@ -147,14 +147,23 @@ pub fn run_fields(args: &FieldArgs, opts: Options, f: FieldFn) -> anyhow::Result
             ..NewFile::default()
         },
     )?;
+    // An error names the input, or the output for a failed write.
+    let named = |e: fields::FieldError, output: &str| {
+        let name = match e {
+            fields::FieldError::Write(_) => output.to_string(),
+            _ => shown.clone(),
+        };
+        anyhow::Error::new(e).context(name)
+    };
     match dest {
         Destination::Stdout => {
             let mut out = stdout_text();
-            f(&ring, &opts, &mut input, &mut out).with_context(|| shown.clone())?;
+            f(&ring, &opts, &mut input, &mut out).map_err(|e| named(e, "stdout"))?;
         }
         Destination::File(mut file) => {
-            f(&ring, &opts, &mut input, &mut file).with_context(|| shown.clone())?;
             let out = args.output.as_ref().expect("a file destination has a path");
+            let out_shown = display_path(out);
+            f(&ring, &opts, &mut input, &mut file).map_err(|e| named(e, &out_shown))?;
             file.commit().with_context(|| out.display().to_string())?;
         }
     }

@@ -4,6 +4,7 @@ use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, Destination, NewFile, stdout_text};
 use super::super::{Global, Status};
 use super::{SecretArgs, open_file, records_error};
+use crate::records::RecordsError;
 use anyhow::Context;
 use std::path::PathBuf;
 
@@ -80,19 +81,26 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         },
     )?;
     let bar = Bar::items(global, "opening", "pages");
+    // A failed write is the output's, anything else the record file's.
+    let named = |e: RecordsError, output: &str| match e {
+        RecordsError::Write(io) => {
+            anyhow::Error::new(io).context(format!("{output}: cannot write"))
+        }
+        e => records_error(e, &shown),
+    };
     match dest {
         Destination::Stdout => {
             let mut out = stdout_text();
             let r = file.write_all(&mut out, true, VERIFY_BUDGET, &bar);
             bar.finish();
-            r.map_err(|e| records_error(e, &shown))?;
+            r.map_err(|e| named(e, "stdout"))?;
         }
         Destination::File(mut f) => {
             // A failure drops the temporary file: no partial output under OUT.
             let r = file.write_all(&mut f, false, 0, &bar);
             bar.finish();
-            r.map_err(|e| records_error(e, &shown))?;
             let out = args.output.as_ref().expect("a file destination has a path");
+            r.map_err(|e| named(e, &out.display().to_string()))?;
             f.commit().with_context(|| out.display().to_string())?;
         }
     }
