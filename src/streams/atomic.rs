@@ -101,7 +101,7 @@ fn writable_stream(meta: &fs::Metadata) -> bool {
 
 /// The path a write to `path` lands on: `path`, or what its symbolic links lead to (so
 /// that an atomic write replaces the linked file and keeps the link).
-fn resolve_links(path: &Path) -> io::Result<PathBuf> {
+pub fn resolve_links(path: &Path) -> io::Result<PathBuf> {
     let mut p = path.to_path_buf();
     for _ in 0..40 {
         match fs::symlink_metadata(&p) {
@@ -213,10 +213,10 @@ pub fn remove_live_temp_files() {
     }
 }
 
-/// A temporary directory beside `target` (`.NAME.pidPID.RANDOM.tmp`) for output that is
-/// renamed into place whole, removed by a signal handler while the guard lives. Those
-/// that killed processes writing the same name left behind are removed first.
-pub fn temp_dir_beside(target: &Path) -> io::Result<(tempfile::TempDir, LiveTempDir)> {
+/// Where the temporary file or directory for `target` goes: its directory, and the
+/// name's start `.NAME.pidPID.` (a random part and `.tmp` follow). Those that killed
+/// processes writing the same name left behind are removed first.
+fn temp_place(target: &Path) -> (PathBuf, String) {
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -226,8 +226,17 @@ pub fn temp_dir_beside(target: &Path) -> io::Result<(tempfile::TempDir, LiveTemp
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "output".into());
     remove_stale_temp_files(&dir, &name);
+    let prefix = format!(".{name}.pid{}.", std::process::id());
+    (dir, prefix)
+}
+
+/// A temporary directory beside `target` (`.NAME.pidPID.RANDOM.tmp`) for output that is
+/// renamed into place whole, removed by a signal handler while the guard lives. Those
+/// that killed processes writing the same name left behind are removed first.
+pub fn temp_dir_beside(target: &Path) -> io::Result<(tempfile::TempDir, LiveTempDir)> {
+    let (dir, prefix) = temp_place(target);
     let temp = tempfile::Builder::new()
-        .prefix(&format!(".{name}.pid{}.", std::process::id()))
+        .prefix(&prefix)
         .suffix(".tmp")
         .tempdir_in(&dir)
         .map_err(without_temp_path)?;
@@ -310,16 +319,7 @@ impl AtomicFile {
         // A regular file (or none yet): the temporary file goes beside the file that
         // the links lead to, so that the rename replaces it and keeps the links.
         let target = resolve_links(path)?;
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "output".into());
-        remove_stale_temp_files(&dir, &name);
-        let prefix = format!(".{name}.pid{}.", std::process::id());
+        let (dir, prefix) = temp_place(&target);
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(".tmp");
         #[cfg(unix)]

@@ -64,15 +64,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     }
     let index = super::open_index(&args.index)?;
     let shown = args.output.display().to_string();
-    // A link to a directory: the files go into the directory it names (renaming onto
-    // the link would replace the link, and leave its directory empty).
-    let resolved;
-    let target = if std::fs::symlink_metadata(&args.output).is_ok_and(|m| m.is_symlink()) {
-        resolved = std::fs::canonicalize(&args.output).with_context(|| shown.clone())?;
-        &resolved
-    } else {
-        &args.output
-    };
+    // Through links, as atomic outputs are written: the files go into the directory a
+    // link names (renaming onto the link would replace it, and leave that one empty).
+    let target = &crate::streams::resolve_links(&args.output).with_context(|| shown.clone())?;
     if let Ok(mut entries) = std::fs::read_dir(target) {
         if entries.next().is_some() {
             return Err(anyhow::anyhow!(
