@@ -64,6 +64,8 @@ pub struct Args {
 /// Runs `veilkit keygen`.
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     if let Some(ring_path) = &args.add {
+        // Held until the new ring is in place: two runs at once add two keys.
+        let _lock = lock_ring(ring_path)?;
         let mut ring = super::keysource::load_file(ring_path)?;
         let id = ring.add_generated().context("keygen")?.id();
         let mut out = create_output(
@@ -121,4 +123,32 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         }
     }
     Ok(Status::Success)
+}
+
+/// Locks the keyring at `path` against other `keygen --add` runs (an advisory lock on
+/// the file itself). The file is replaced by rename, so a run that waited while another
+/// replaced it holds the lock of a file no longer at `path`: it then locks the new one,
+/// and reads the ring only once the file it locked is the one at `path`.
+fn lock_ring(path: &std::path::Path) -> anyhow::Result<std::fs::File> {
+    let shown = display_path(path);
+    let target =
+        crate::streams::resolve_links(path).with_context(|| format!("key file {shown}"))?;
+    for _ in 0..1000 {
+        let f = std::fs::File::open(&target).with_context(|| format!("key file {shown}"))?;
+        f.lock()
+            .with_context(|| format!("key file {shown}: lock"))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let held = f.metadata().with_context(|| format!("key file {shown}"))?;
+            match std::fs::metadata(&target) {
+                Ok(now) if (now.dev(), now.ino()) == (held.dev(), held.ino()) => return Ok(f),
+                Ok(_) => continue,
+                Err(e) => return Err(e).with_context(|| format!("key file {shown}")),
+            }
+        }
+        #[cfg(not(unix))]
+        return Ok(f);
+    }
+    anyhow::bail!("key file {shown}: replaced again and again while waiting for its lock")
 }

@@ -195,3 +195,40 @@ fn add_to_a_missing_keyring_fails() {
         .code(2)
         .stderr(predicate::str::starts_with("veilkit: key file "));
 }
+
+/// Runs of `keygen --add` at once each add their key: none replaces the ring another
+/// has just written (every one said "added key N", while all but one key were lost).
+#[test]
+fn keys_added_at_once_are_all_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let ring = keyfile(dir.path(), "ring.key");
+    let runs = 12;
+    let children: Vec<_> = (0..runs)
+        .map(|_| {
+            std_veilkit()
+                .args(["-q", "keygen", "--add"])
+                .arg(&ring)
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let text = std::fs::read_to_string(&ring).unwrap();
+    let keys: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("veilkit-key-"))
+        .collect();
+    assert_eq!(keys.len(), 1 + runs, "{text}");
+    let mut ids: Vec<&str> = keys.iter().map(|k| k.split(':').nth(1).unwrap()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 1 + runs, "{text}");
+}
