@@ -316,3 +316,51 @@ fn a_download_goes_through_the_proxy_that_http_proxy_names() {
         String::from_utf8_lossy(&bypass.stderr)
     );
 }
+
+/// A second download into the same index while one runs is refused, with its own
+/// message, and touches nothing: the first ends with the index a build gives (the two
+/// once appended to the same journal).
+#[test]
+fn a_second_download_into_the_same_index_is_refused_while_one_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = build_from(dir.path(), "ref", &password_dump(20_000));
+    let server = Server::start(&[&reference]);
+    let out = dir.path().join("hibp.idx");
+    let journal = dir.path().join(".hibp.idx.download");
+    let download = || {
+        let mut cmd = std_veilkit();
+        cmd.args(["-q", "breach", "download", "--parallel", "4", "--source"])
+            .arg(&server.url)
+            .arg("-o")
+            .arg(&out)
+            .stderr(std::process::Stdio::piped());
+        cmd
+    };
+    let first = download().spawn().unwrap();
+    let started = Instant::now();
+    while std::fs::metadata(&journal).map_or(0, |m| m.len()) < 100_000 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the journal did not grow"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let second = download().output().unwrap();
+    assert_eq!(second.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err.contains("another download into the same index is running"),
+        "{err}"
+    );
+    let first = first.wait_with_output().unwrap();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(&reference).unwrap()
+    );
+    assert!(!journal.exists());
+}

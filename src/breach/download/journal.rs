@@ -42,6 +42,9 @@ pub enum JournalError {
     /// Reading or writing failed.
     #[error("{0}")]
     Io(PathBuf, #[source] io::Error),
+    /// Another run is downloading into the same index.
+    #[error("{0}: another download into the same index is running (it holds this journal)")]
+    Busy(PathBuf),
     /// The journal belongs to another download.
     #[error("{path}: the journal of an interrupted download of {what}")]
     Mismatch {
@@ -88,24 +91,7 @@ fn header(kind: HashKind, source: &str) -> Vec<u8> {
 pub fn open(path: &Path, kind: HashKind, source: &str) -> Result<Replay, JournalError> {
     let io_err = |e| JournalError::Io(path.to_path_buf(), e);
     let want = header(kind, source);
-    let mut file = match OpenOptions::new().read(true).write(true).open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let mut f = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .open(path)
-                .map_err(io_err)?;
-            f.write_all(&want).map_err(io_err)?;
-            f.sync_data().map_err(io_err)?;
-            f
-        }
-        Err(e) => return Err(io_err(e)),
-    };
-    if !file.metadata().map_err(io_err)?.is_file() {
-        return Err(io_err(io::Error::other("not a regular file")));
-    }
+    let mut file = open_locked(path)?;
     file.seek(SeekFrom::Start(0)).map_err(io_err)?;
     let mut got = Vec::with_capacity(want.len());
     (&mut file)
@@ -141,6 +127,57 @@ pub fn open(path: &Path, kind: HashKind, source: &str) -> Result<Replay, Journal
         next: 0,
         done: false,
     })
+}
+
+/// The journal at `path`, opened (made, with no header yet, when there is none) and
+/// locked for this run: a second download into the same index while one runs is
+/// refused ([`JournalError::Busy`]) instead of appending to the same journal. The lock
+/// (`flock`, on the open file) lasts as long as the file is open, through the
+/// appender, and ends with the process however it ends.
+fn open_locked(path: &Path) -> Result<File, JournalError> {
+    let io_err = |e| JournalError::Io(path.to_path_buf(), e);
+    for _ in 0..100 {
+        let file = match OpenOptions::new().read(true).write(true).open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                match OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create_new(true)
+                    .open(path)
+                {
+                    Ok(f) => f,
+                    // Made by another run just now: open that one.
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                    Err(e) => return Err(io_err(e)),
+                }
+            }
+            Err(e) => return Err(io_err(e)),
+        };
+        let meta = file.metadata().map_err(io_err)?;
+        if !meta.is_file() {
+            return Err(io_err(io::Error::other("not a regular file")));
+        }
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(JournalError::Busy(path.to_path_buf()));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_err(e)),
+        }
+        // Removed by a run that finished between the open and the lock: a new one.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            if file.metadata().map_err(io_err)?.nlink() == 0 {
+                continue;
+            }
+        }
+        return Ok(file);
+    }
+    Err(io_err(io::Error::other(
+        "made and removed again and again by other runs",
+    )))
 }
 
 impl Replay {

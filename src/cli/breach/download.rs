@@ -305,6 +305,10 @@ pub fn explain(e: DownloadError, journal: &Path) -> anyhow::Error {
                 journal.display()
             ),
         ),
+        DownloadError::Journal(download::journal::JournalError::Busy(_)) => with_hint(
+            e,
+            "wait for that download to end (or stop it); the same command then continues from what it journaled",
+        ),
         // The error itself, not its text: a build's write error says why in its cause
         // (`cannot write the index: No space left on device`).
         e if kept => with_hint(
