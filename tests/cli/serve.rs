@@ -683,3 +683,65 @@ fn an_index_shortened_under_the_server_stops_it_with_a_message() {
     );
     assert!(err.contains(&named), "{err}");
 }
+
+/// SIGHUP: the index now at the path (replaced, as `breach update` does) is opened,
+/// verified and served from then on, with its own ETags; a bad file there is refused
+/// and the server goes on serving what it served. (SIGHUP ended the server.)
+#[cfg(unix)]
+#[test]
+fn sighup_serves_the_index_now_at_the_path_or_keeps_the_one_it_had() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = build_from(dir.path(), "old", &password_dump(3000));
+    let new = build_from(dir.path(), "new", &password_dump(5000));
+    let live = dir.path().join("live.idx");
+    std::fs::copy(&old, &live).unwrap();
+    let mut server = Server::start(&[&live]);
+    let check = |pw: &str| {
+        use sha1::Digest;
+        let h = sha1::Sha1::digest(pw.as_bytes());
+        let hex: String = h.iter().map(|b| format!("{b:02x}")).collect();
+        let (status, _, body) = server.get(&format!("/check/{hex}"), "");
+        assert_eq!(status, 200);
+        String::from_utf8(body).unwrap()
+    };
+    // The range of pw4000, which only the new index holds.
+    let range = {
+        use sha1::Digest;
+        let h = sha1::Sha1::digest(b"pw4000");
+        format!("/range/{:02X}{:02X}{:X}", h[0], h[1], h[2] >> 4)
+    };
+    let etag = || {
+        let (_, head, _) = server.get(&range, "");
+        head.lines()
+            .find(|l| l.to_ascii_lowercase().starts_with("etag:"))
+            .map(str::to_string)
+    };
+    assert_eq!(check("pw4000"), "0");
+    let before = etag();
+    let hup = || {
+        #[allow(unsafe_code)]
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(server.child.id() as i32, libc::SIGHUP);
+        }
+    };
+    // Replaced by rename, as an update in place does.
+    let tmp = dir.path().join("live.tmp");
+    std::fs::copy(&new, &tmp).unwrap();
+    std::fs::rename(&tmp, &live).unwrap();
+    hup();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while check("pw4000") != "4001" {
+        assert!(std::time::Instant::now() < deadline, "not reloaded");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(check("pw7"), "8");
+    assert_ne!(etag(), before, "the range's ETag follows its content");
+    // A damaged file at the path: refused; the server keeps the index it had.
+    std::fs::write(&tmp, &std::fs::read(&new).unwrap()[..4096]).unwrap();
+    std::fs::rename(&tmp, &live).unwrap();
+    hup();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(check("pw4000"), "4001");
+    assert!(server.child.try_wait().is_ok_and(|s| s.is_none()));
+}

@@ -1,8 +1,8 @@
 //! The HTTP layer of the range server: hyper's HTTP/1.1 on a tokio runtime, over TCP or
 //! TLS, with bounded connections, header sizes and time limits; conditional requests,
-//! gzip and CORS around [`Service::respond`].
+//! gzip and CORS around [`super::Service::respond`].
 
-use super::Service;
+use super::Current;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,10 +32,10 @@ impl Default for Limits {
 }
 
 /// Serves `service` on `listener` until `stop` completes: HTTPS with `tls`, else plain
-/// HTTP.
+/// HTTP. Each request answers from the service current when it arrives.
 pub fn run(
     listener: std::net::TcpListener,
-    service: Arc<Service>,
+    service: Arc<Current>,
     limits: Limits,
     tls: Option<Arc<rustls::ServerConfig>>,
     stop: impl Future<Output = ()> + Send + 'static,
@@ -91,6 +91,7 @@ pub fn run(
                         seed.set(x);
                         x
                     };
+                    let service = service.get();
                     let mut reply = service.respond(
                         req.method().as_str(),
                         req.uri().path(),

@@ -24,6 +24,33 @@ pub struct Service {
     last_modified: Option<std::time::SystemTime>,
 }
 
+/// The service being served, replaced whole on a reload: a request answers from the
+/// service current when it began, start to end.
+pub struct Current(std::sync::RwLock<std::sync::Arc<Service>>);
+
+impl Current {
+    /// Serves `service`.
+    pub fn new(service: Service) -> Current {
+        Current(std::sync::RwLock::new(std::sync::Arc::new(service)))
+    }
+
+    /// The service to answer a request from.
+    pub fn get(&self) -> std::sync::Arc<Service> {
+        self.0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Serves `service` from the next request on.
+    pub fn replace(&self, service: Service) {
+        *self
+            .0
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = std::sync::Arc::new(service);
+    }
+}
+
 /// An answer: status, body and whether it may be cached.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {

@@ -4,7 +4,7 @@ use super::super::generate::ManExtra;
 use super::super::output::Bar;
 use super::super::report::{info, warn};
 use super::super::{Global, Status};
-use crate::breach::serve::{self, Limits, Service};
+use crate::breach::serve::{self, Current, Limits, Service};
 use anyhow::Context;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -35,7 +35,10 @@ mirrors and `breach update` fetch only what changed. Bodies are compressed with 
 Zstandard or gzip, whichever the client prefers; CORS preflights (OPTIONS) are answered as the public API does. Requests are bounded: at most --max-connections at once (more wait in the \
 kernel's queue), request heads up to 8 KiB, 10 seconds to send one; GET, HEAD and OPTIONS. \
 Malformed requests get a 400 answer, never a crash. SIGINT or SIGTERM stops the server \
-cleanly with status 0.";
+cleanly with status 0. SIGHUP reloads: the indexes now at the paths given (after `breach \
+update` replaced one, say) are opened and verified while the server goes on answering, then \
+answer from the next request on; if one cannot be opened or fails verification, the server \
+keeps serving what it served, with a warning.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
@@ -65,7 +68,7 @@ pub const MAN: ManExtra = ManExtra {
 };
 
 /// Arguments of `veilkit breach serve`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {
     /// An index to serve (give -i twice for a SHA-1 and an NTLM index).
@@ -108,8 +111,9 @@ pub struct Args {
     pub no_verify: bool,
 }
 
-/// Runs `veilkit breach serve`.
-pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
+/// Opens and verifies the indexes of `args` (unless --no-verify): the service, and a
+/// description of what it serves.
+fn load(args: &Args, global: Global) -> anyhow::Result<(Service, String)> {
     let mut indexes = Vec::new();
     let mut described = Vec::new();
     for p in &args.indexes {
@@ -164,6 +168,12 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     {
         service.set_last_modified(t);
     }
+    Ok((service, described.join(" and ")))
+}
+
+/// Runs `veilkit breach serve`.
+pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
+    let (service, described) = load(args, global)?;
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => {
             let read = |p: &PathBuf| {
@@ -196,10 +206,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     } else {
         info(
             global,
-            format!(
-                "serving {} on {url} (Ctrl-C stops)",
-                described.join(" and ")
-            ),
+            format!("serving {described} on {url} (Ctrl-C stops, SIGHUP reloads)"),
         );
     }
     let mut limits = Limits {
@@ -209,30 +216,74 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     if let Some(t) = args.threads {
         limits.threads = t;
     }
-    let stop = async {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            match signal(SignalKind::terminate()) {
-                Ok(mut term) => {
-                    tokio::select! {
-                        _ = tokio::signal::ctrl_c() => {}
-                        _ = term.recv() => {}
+    let current = Arc::new(Current::new(service));
+    let stop = signals(args.clone(), global, current.clone());
+    serve::run(listener, current, limits, tls, stop).context("server")?;
+    info(global, "stopped");
+    Ok(Status::Success)
+}
+
+/// Completes on SIGINT or SIGTERM (the server then stops). On SIGHUP, the indexes are
+/// opened again at their paths and verified, off the serving threads, and served from
+/// the next request on; if that fails the server keeps serving what it served, and says
+/// why.
+async fn signals(args: Args, global: Global, current: Arc<Current>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        };
+        // The reload under way: it runs on a thread of its own, not joined, so that a
+        // stop during a long verification does not wait for it.
+        let mut reloading: Option<
+            tokio::sync::oneshot::Receiver<anyhow::Result<(Service, String)>>,
+        > = None;
+        loop {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => return,
+                _ = term.recv() => return,
+                _ = hup.recv() => {
+                    if reloading.is_some() {
+                        info(global, "SIGHUP: a reload is already under way");
+                        continue;
                     }
+                    info(global, "SIGHUP: opening and verifying the indexes again");
+                    let (tx, rx) = tokio::sync::oneshot::channel();
+                    let a = args.clone();
+                    // No progress bar: the server's terminal is not the reload's.
+                    std::thread::spawn(move || {
+                        let _ = tx.send(load(&a, Global { quiet: true }));
+                    });
+                    reloading = Some(rx);
                 }
-                Err(_) => {
-                    let _ = tokio::signal::ctrl_c().await;
+                loaded = async { reloading.as_mut().expect("checked").await }, if reloading.is_some() => {
+                    reloading = None;
+                    match loaded {
+                        Ok(Ok((service, described))) => {
+                            current.replace(service);
+                            info(global, format!("reloaded: serving {described}"));
+                        }
+                        Ok(Err(e)) => warn(format!(
+                            "reload failed, still serving the indexes loaded before: {e:#}"
+                        )),
+                        Err(_) => warn(
+                            "reload failed, still serving the indexes loaded before: the reload stopped",
+                        ),
+                    }
                 }
             }
         }
-        #[cfg(not(unix))]
-        {
-            let _ = tokio::signal::ctrl_c().await;
-        }
-    };
-    serve::run(listener, Arc::new(service), limits, tls, stop).context("server")?;
-    info(global, "stopped");
-    Ok(Status::Success)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (args, global, current);
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// Binds `--listen`: an address, or a host name resolved to its addresses (the first that
