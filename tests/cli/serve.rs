@@ -36,7 +36,9 @@ impl Server {
         for i in indexes {
             cmd.arg("-i").arg(i);
         }
+        // Detached from any terminal, as a service runs.
         let mut child = cmd
+            .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -744,4 +746,62 @@ fn sighup_serves_the_index_now_at_the_path_or_keeps_the_one_it_had() {
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert_eq!(check("pw4000"), "4001");
     assert!(server.child.try_wait().is_ok_and(|s| s.is_none()));
+}
+
+/// On a terminal, SIGHUP is the terminal hanging up: the server stops cleanly (status 0)
+/// rather than reloading and living on, holding its port, after its window closed.
+#[cfg(target_os = "linux")]
+#[test]
+fn sighup_on_a_terminal_stops_the_server() {
+    use std::os::fd::FromRawFd;
+    let dir = tempfile::tempdir().unwrap();
+    let idx = build_from(dir.path(), "a", &password_dump(100));
+    let (mut master, mut slave) = (0, 0);
+    #[allow(unsafe_code)]
+    // SAFETY: openpty(3) writes two descriptors it opened into the two integers; the
+    // name and settings arguments may be null.
+    let made = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(made, 0, "openpty");
+    #[allow(unsafe_code)]
+    // SAFETY: both descriptors were just opened by openpty and are owned here alone.
+    let (master, slave) = unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    };
+    let mut child = std_veilkit()
+        .args(["breach", "serve", "--listen", "127.0.0.1:0", "-i"])
+        .arg(&idx)
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(slave))
+        .spawn()
+        .unwrap();
+    // The server is up once it has said where it listens.
+    let mut line = String::new();
+    BufReader::new(&master).read_line(&mut line).unwrap();
+    assert!(line.contains("http://127.0.0.1:"), "{line:?}");
+    #[allow(unsafe_code)]
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGHUP);
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "still running");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
 }

@@ -35,15 +35,20 @@ mirrors and `breach update` fetch only what changed. Bodies are compressed with 
 Zstandard or gzip, whichever the client prefers; CORS preflights (OPTIONS) are answered as the public API does. Requests are bounded: at most --max-connections at once (more wait in the \
 kernel's queue), request heads up to 8 KiB, 10 seconds to send one; GET, HEAD and OPTIONS. \
 Malformed requests get a 400 answer, never a crash. SIGINT or SIGTERM stops the server \
-cleanly with status 0. SIGHUP reloads: the indexes now at the paths given (after `breach \
-update` replaced one, say) are opened and verified while the server goes on answering, then \
-answer from the next request on; if one cannot be opened or fails verification, the server \
-keeps serving what it served, with a warning.";
+cleanly with status 0. SIGHUP reloads a server that runs detached from a terminal \
+(systemd, a container, nohup: neither standard input nor error a terminal): the indexes now \
+at the paths given (after `breach update` replaced one, say) are opened and verified while \
+the server goes on answering, then answer from the next request on; if one cannot be opened \
+or fails verification, the server keeps serving what it served, with a warning. On a \
+terminal, SIGHUP is the terminal hanging up, and stops the server as SIGTERM does.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
     exit_status: &[
-        ("0", "Stopped by SIGINT or SIGTERM."),
+        (
+            "0",
+            "Stopped by SIGINT or SIGTERM (or SIGHUP on a terminal).",
+        ),
         (
             "2",
             "An error: an index cannot be opened, the address cannot be bound.",
@@ -201,14 +206,18 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         SocketAddr::V6(a) => format!("{scheme}://[{}]:{}", a.ip(), a.port()),
         SocketAddr::V4(a) => format!("{scheme}://{a}"),
     };
-    if global.quiet {
-        super::super::report::line_error(&format!("listening on {url}"));
-    } else {
-        info(
-            global,
-            format!("serving {described} on {url} (Ctrl-C stops, SIGHUP reloads)"),
-        );
-    }
+    // Said once the signals are handled (a script that signals the server as soon as
+    // it has read this line must not find the signals' default actions).
+    let announce = move || {
+        if global.quiet {
+            super::super::report::line_error(&format!("listening on {url}"));
+        } else {
+            info(
+                global,
+                format!("serving {described} on {url} (Ctrl-C stops)"),
+            );
+        }
+    };
     let mut limits = Limits {
         max_connections: args.max_connections,
         ..Limits::default()
@@ -217,27 +226,41 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         limits.threads = t;
     }
     let current = Arc::new(Current::new(service));
-    let stop = signals(args.clone(), global, current.clone());
+    let stop = signals(args.clone(), global, current.clone(), announce);
     serve::run(listener, current, limits, tls, stop).context("server")?;
     info(global, "stopped");
     Ok(Status::Success)
 }
 
-/// Completes on SIGINT or SIGTERM (the server then stops). On SIGHUP, the indexes are
-/// opened again at their paths and verified, off the serving threads, and served from
-/// the next request on; if that fails the server keeps serving what it served, and says
-/// why.
-async fn signals(args: Args, global: Global, current: Arc<Current>) {
+/// Completes on SIGINT or SIGTERM (the server then stops), and on SIGHUP when on a
+/// terminal. Detached, on SIGHUP the indexes are opened again at their paths and
+/// verified, off the serving threads, and served from the next request on; if that fails
+/// the server keeps serving what it served, and says why.
+async fn signals(
+    args: Args,
+    global: Global,
+    current: Arc<Current>,
+    announce: impl FnOnce() + Send,
+) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut hup)) = (
+        let handlers = (
             signal(SignalKind::terminate()),
             signal(SignalKind::hangup()),
-        ) else {
+            signal(SignalKind::interrupt()),
+        );
+        announce();
+        let (Ok(mut term), Ok(mut hup), Ok(mut int)) = handlers else {
             let _ = tokio::signal::ctrl_c().await;
             return;
         };
+        // A server on a terminal takes SIGHUP as the terminal's hangup, and stops (left
+        // running, it would keep the port after its window closed); a detached one
+        // (systemd, a container, nohup: neither standard input nor error a terminal)
+        // takes it as the daemons' reload signal.
+        use std::io::IsTerminal;
+        let on_terminal = std::io::stdin().is_terminal() || std::io::stderr().is_terminal();
         // The reload under way: it runs on a thread of its own, not joined, so that a
         // stop during a long verification does not wait for it.
         let mut reloading: Option<
@@ -245,9 +268,12 @@ async fn signals(args: Args, global: Global, current: Arc<Current>) {
         > = None;
         loop {
             tokio::select! {
-                _ = tokio::signal::ctrl_c() => return,
+                _ = int.recv() => return,
                 _ = term.recv() => return,
                 _ = hup.recv() => {
+                    if on_terminal {
+                        return;
+                    }
                     if reloading.is_some() {
                         info(global, "SIGHUP: a reload is already under way");
                         continue;
@@ -282,7 +308,9 @@ async fn signals(args: Args, global: Global, current: Arc<Current>) {
     #[cfg(not(unix))]
     {
         let _ = (args, global, current);
-        let _ = tokio::signal::ctrl_c().await;
+        let stop = tokio::signal::ctrl_c();
+        announce();
+        let _ = stop.await;
     }
 }
 
