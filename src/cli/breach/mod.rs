@@ -111,12 +111,24 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
 /// The hint under an index that cannot be opened.
 pub const OPEN_HINT: &str = "build an index with `veilkit breach build DUMP -o INDEX`; `veilkit breach verify INDEX` checks one";
 
+/// `-` names no index: an index is mapped, not streamed (a file named `-` is `./-`).
+pub fn refuse_stdin(path: &std::path::Path) -> anyhow::Result<()> {
+    if super::output::is_stdio(path) {
+        return Err(super::report::hinted(
+            "-: an index is a file (it is mapped, not read as a stream)",
+            "give the index's path (a file named - is ./-)",
+        ));
+    }
+    Ok(())
+}
+
 /// Opens an exact index with its path as the error's context (commands that need every
 /// hash: export, merge, diff, serving ranges).
 pub fn open_index(path: &std::path::Path) -> anyhow::Result<crate::breach::index::Index> {
     use super::report::HintExt;
     use crate::breach::tier::{Tier, sniff};
     use anyhow::Context;
+    refuse_stdin(path)?;
     if let Ok(Some(tier)) = sniff(path)
         && tier != Tier::Exact
     {
@@ -151,6 +163,7 @@ pub fn open_any(
     use crate::breach::format::HeaderError;
     use crate::breach::tier::AnyIndex;
     use anyhow::Context;
+    refuse_stdin(path)?;
     let index = match AnyIndex::open(path) {
         Ok(index) => index,
         Err(e) => {

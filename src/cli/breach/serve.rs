@@ -124,6 +124,7 @@ fn load(args: &Args, global: Global) -> anyhow::Result<(Service, String)> {
     for p in &args.indexes {
         let index = if args.in_memory {
             use super::super::report::HintExt;
+            super::refuse_stdin(p)?;
             crate::breach::tier::AnyIndex::open_in_memory(p)
                 .with_context(|| p.display().to_string())
                 .hint(super::OPEN_HINT)?
