@@ -305,10 +305,18 @@ fn decrypt(args: &Args, width: Width, format: Format) -> anyhow::Result<Status> 
     } else {
         let mut lines = crate::streams::Lines::new(input);
         while let Some((n, line)) = lines.next_line().context("stdin")? {
-            let v = format
-                .parse(width, line)
-                .with_context(|| format!("stdin: line {n}"))
-                .hint("give the same --bits and --format as when the nonces were made")?;
+            let v = match format.parse(width, line) {
+                Ok(v) => v,
+                Err(e) => {
+                    // The lines before the bad one are answered first, as encode and
+                    // decode do.
+                    flush(&mut values, &mut out)?;
+                    out.flush().context("stdout")?;
+                    return Err(e)
+                        .with_context(|| format!("stdin: line {n}"))
+                        .hint("give the same --bits and --format as when the nonces were made");
+                }
+            };
             values.push(v);
             if values.len() == BATCH {
                 flush(&mut values, &mut out)?;

@@ -147,6 +147,21 @@ fn encrypted_nonces_decrypt_to_counters() {
             assert_eq!(w[1], w[0] + 1, "{bits}");
         }
         assert_ne!(stdout_of(&dec), text);
+        // A bad line after good ones: the good ones are answered, then the error (they
+        // were dropped with the batch).
+        let bad = veilkit()
+            .args(["nonce", "--decrypt", "--bits", bits, "--key-file"])
+            .arg(&key)
+            .write_stdin(format!("{text}zz\n"))
+            .output()
+            .unwrap();
+        assert_eq!(bad.status.code(), Some(2));
+        assert_eq!(stdout_of(&bad), stdout_of(&dec), "{bits}");
+        assert!(
+            stderr_of(&bad).contains("stdin: line 51:"),
+            "{}",
+            stderr_of(&bad)
+        );
     }
     // Encrypted nonces need a key.
     veilkit()
