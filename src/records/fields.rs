@@ -106,6 +106,77 @@ impl From<ReadError> for FieldError {
     }
 }
 
+/// The output of the rows: written in pieces of 64 KiB and at the end. A run that stops
+/// at a bad row still writes the whole rows before it (not the bad row's first fields),
+/// as encode and decode write the lines before a bad one.
+struct RowsOut<'a> {
+    buf: Vec<u8>,
+    /// The length of `buf` up to the last whole row.
+    good: usize,
+    output: &'a mut dyn Write,
+    finished: bool,
+}
+
+impl<'a> RowsOut<'a> {
+    fn new(output: &'a mut dyn Write) -> RowsOut<'a> {
+        RowsOut {
+            buf: Vec::with_capacity(1 << 16),
+            good: 0,
+            output,
+            finished: false,
+        }
+    }
+
+    /// Everything so far is whole rows.
+    fn mark(&mut self) {
+        self.good = self.buf.len();
+    }
+
+    /// Writes what is held once it reaches 64 KiB (called after a whole row).
+    fn spill(&mut self) -> Result<(), FieldError> {
+        if self.buf.len() >= 1 << 16 {
+            self.output
+                .write_all(&self.buf)
+                .map_err(FieldError::Write)?;
+            self.buf.clear();
+            self.good = 0;
+        }
+        Ok(())
+    }
+
+    /// Writes the rest, and flushes.
+    fn finish(mut self) -> Result<(), FieldError> {
+        self.finished = true;
+        self.output
+            .write_all(&self.buf)
+            .map_err(FieldError::Write)?;
+        self.output.flush().map_err(FieldError::Write)
+    }
+}
+
+impl std::ops::Deref for RowsOut<'_> {
+    type Target = Vec<u8>;
+    fn deref(&self) -> &Vec<u8> {
+        &self.buf
+    }
+}
+
+impl std::ops::DerefMut for RowsOut<'_> {
+    fn deref_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+}
+
+impl Drop for RowsOut<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            // Stopped at a bad row (its error is being returned): the rows before it.
+            let _ = self.output.write_all(&self.buf[..self.good]);
+            let _ = self.output.flush();
+        }
+    }
+}
+
 /// Decryption plan: fields to decrypt, token fields, column names.
 type Plan = (Vec<usize>, Vec<usize>, Vec<Vec<u8>>);
 
@@ -225,8 +296,12 @@ pub fn encrypt(
     let mut header: Option<Vec<Vec<u8>>> = None;
     let mut chosen: Option<(Vec<usize>, Vec<usize>)> = None;
     let mut rows = 0u64;
-    let mut out: Vec<u8> = Vec::with_capacity(1 << 16);
-    while let Some(row) = rdr.next_row()? {
+    let mut out = RowsOut::new(output);
+    while let Some(row) = {
+        // Every row before this one is whole: what a stop at this one still writes.
+        out.mark();
+        rdr.next_row()?
+    } {
         if row.record.body_end == 0 {
             // An empty line holds no fields to encrypt: it passes through.
             out.extend_from_slice(row.bytes);
@@ -291,13 +366,9 @@ pub fn encrypt(
         }
         out.extend_from_slice(row.line_end());
         rows += 1;
-        if out.len() >= 1 << 16 {
-            output.write_all(&out).map_err(FieldError::Write)?;
-            out.clear();
-        }
+        out.spill()?;
     }
-    output.write_all(&out).map_err(FieldError::Write)?;
-    output.flush().map_err(FieldError::Write)?;
+    out.finish()?;
     Ok(rows)
 }
 
@@ -316,8 +387,12 @@ pub fn decrypt(
     let mut plan: Option<Plan> = None;
     let mut keys: Vec<Option<FieldKeys>> = (0..64).map(|_| None).collect();
     let mut rows = 0u64;
-    let mut out: Vec<u8> = Vec::with_capacity(1 << 16);
-    while let Some(row) = rdr.next_row()? {
+    let mut out = RowsOut::new(output);
+    while let Some(row) = {
+        // Every row before this one is whole: what a stop at this one still writes.
+        out.mark();
+        rdr.next_row()?
+    } {
         let line = row.line;
         if row.record.body_end == 0 {
             out.extend_from_slice(row.bytes);
@@ -419,12 +494,8 @@ pub fn decrypt(
         }
         out.extend_from_slice(row.line_end());
         rows += 1;
-        if out.len() >= 1 << 16 {
-            output.write_all(&out).map_err(FieldError::Write)?;
-            out.clear();
-        }
+        out.spill()?;
     }
-    output.write_all(&out).map_err(FieldError::Write)?;
-    output.flush().map_err(FieldError::Write)?;
+    out.finish()?;
     Ok(rows)
 }

@@ -525,6 +525,56 @@ fn field_encryption_round_trips_through_the_cli() {
     );
 }
 
+/// A bad row after good ones: to standard output, the whole rows before it are written
+/// and then the error (as encode and decode do; they were dropped unless 64 KiB had
+/// gathered), never the bad row's first fields; into -o FILE, nothing.
+#[test]
+fn field_commands_write_the_rows_before_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let run = |cmd: &str, input: String, extra: &[&str]| {
+        veilkit()
+            .args(["records", cmd, "--fields", "email,ssn", "--key-file"])
+            .arg(&key)
+            .args(extra)
+            .current_dir(dir.path())
+            .write_stdin(input)
+            .output()
+            .unwrap()
+    };
+    let good = "id,email,ssn\n1,a@x.org,123\n2,b@x.org,456\n";
+    let enc = run("encrypt-fields", good.to_string(), &[]);
+    assert!(enc.status.success(), "{}", stderr_of(&enc));
+    let sealed = stdout_of(&enc);
+    // encrypt-fields: an unterminated quote on line 4.
+    let bad = run("encrypt-fields", format!("{good}3,\"c@x.org,789\n"), &[]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr_of(&bad).contains("line 4"), "{}", stderr_of(&bad));
+    let out = stdout_of(&bad);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert!(
+        !out.contains("a@x.org") && !out.contains("c@x.org"),
+        "{out}"
+    );
+    // decrypt-fields: line 4's email does not authenticate; its ssn is never written.
+    let bad = run(
+        "decrypt-fields",
+        format!("{sealed}3,bm90IGEgdmFsdWU,999\n"),
+        &[],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr_of(&bad).contains("line 4"), "{}", stderr_of(&bad));
+    assert_eq!(stdout_of(&bad), good);
+    // Into a file: nothing under its name.
+    let bad = run(
+        "decrypt-fields",
+        format!("{sealed}3,bm90IGEgdmFsdWU,999\n"),
+        &["-o", "out.csv"],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(!dir.path().join("out.csv").exists());
+}
+
 #[test]
 fn decrypt_fields_drops_the_token_columns_it_finds_and_numbers_lines_as_the_file_does() {
     let dir = tempfile::tempdir().unwrap();

@@ -16,7 +16,8 @@ id travels in each value) and --context, and drop the token columns encrypt-fiel
 (each NAME_token column right after a column NAME in the header row; without a header, \
 those after the --token-fields), unless --keep-tokens. A \
 value that does not authenticate (another key or context, moved from another column, \
-changed) stops the run with an error naming its line and column; nothing is guessed.";
+changed) stops the run with an error naming its line and column, after the rows before it \
+are written (to standard output; -o FILE gets nothing); nothing is guessed.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
