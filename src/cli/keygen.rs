@@ -130,25 +130,15 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
 /// replaced it holds the lock of a file no longer at `path`: it then locks the new one,
 /// and reads the ring only once the file it locked is the one at `path`.
 fn lock_ring(path: &std::path::Path) -> anyhow::Result<std::fs::File> {
+    use crate::streams::LockError;
     let shown = display_path(path);
-    let target =
-        crate::streams::resolve_links(path).with_context(|| format!("key file {shown}"))?;
-    for _ in 0..1000 {
-        let f = std::fs::File::open(&target).with_context(|| format!("key file {shown}"))?;
-        f.lock()
-            .with_context(|| format!("key file {shown}: lock"))?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            let held = f.metadata().with_context(|| format!("key file {shown}"))?;
-            match std::fs::metadata(&target) {
-                Ok(now) if (now.dev(), now.ino()) == (held.dev(), held.ino()) => return Ok(f),
-                Ok(_) => continue,
-                Err(e) => return Err(e).with_context(|| format!("key file {shown}")),
-            }
+    crate::streams::lock_current(path, false, 1000).map_err(|e| match e {
+        LockError::Open(e) | LockError::Check(e) => {
+            anyhow::Error::new(e).context(format!("key file {shown}"))
         }
-        #[cfg(not(unix))]
-        return Ok(f);
-    }
-    anyhow::bail!("key file {shown}: replaced again and again while waiting for its lock")
+        LockError::Lock(e) => anyhow::Error::new(e).context(format!("key file {shown}: lock")),
+        LockError::Replaced => {
+            anyhow::anyhow!("key file {shown}: replaced again and again while waiting for its lock")
+        }
+    })
 }

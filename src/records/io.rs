@@ -74,32 +74,15 @@ pub fn open_locked(path: &Path, writable: bool) -> Result<File, RecordsError> {
 /// still names the file locked (a writer that replaced the file meanwhile renamed a new
 /// one over it), else opens the new one and locks that.
 fn lock_path(path: &Path, writable: bool) -> Result<File, RecordsError> {
-    loop {
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(writable)
-            .open(path)
-            .map_err(|e| {
-                if writable {
-                    RecordsError::OpenWrite(e)
-                } else {
-                    RecordsError::Read(e)
-                }
-            })?;
-        file.lock().map_err(RecordsError::Write)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            let held = file.metadata().map_err(RecordsError::Read)?;
-            match std::fs::metadata(path) {
-                Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => return Ok(file),
-                Ok(_) => continue,
-                Err(e) => return Err(RecordsError::Read(e)),
-            }
-        }
-        #[cfg(not(unix))]
-        return Ok(file);
-    }
+    use crate::streams::LockError;
+    crate::streams::lock_current(path, writable, usize::MAX).map_err(|e| match e {
+        LockError::Open(e) if writable => RecordsError::OpenWrite(e),
+        LockError::Open(e) | LockError::Check(e) => RecordsError::Read(e),
+        LockError::Lock(e) => RecordsError::Write(e),
+        LockError::Replaced => RecordsError::Read(std::io::Error::other(
+            "replaced again and again while waiting for its lock",
+        )),
+    })
 }
 
 /// The logical number of directory page `index` of level `level` (1 for the

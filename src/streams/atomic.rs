@@ -118,6 +118,47 @@ pub fn resolve_links(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other("too many levels of symbolic links"))
 }
 
+/// Why [`lock_current`] failed: opening the file, taking its lock, or checking that
+/// the path still names it.
+#[derive(Debug)]
+pub enum LockError {
+    /// Opening the file.
+    Open(io::Error),
+    /// Taking its lock.
+    Lock(io::Error),
+    /// Reading its metadata or the path's.
+    Check(io::Error),
+    /// Replaced again and again while waiting, `tries` times.
+    Replaced,
+}
+
+/// Opens `path` (for writing when `writable`) and takes its exclusive advisory lock.
+/// For files that writers replace by rename (written atomically): after waiting for the
+/// lock, it checks that the path still names the file locked, else opens the new one
+/// and locks that, up to `tries` times.
+pub fn lock_current(path: &Path, writable: bool, tries: usize) -> Result<File, LockError> {
+    for _ in 0..tries {
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(writable)
+            .open(path)
+            .map_err(LockError::Open)?;
+        file.lock().map_err(LockError::Lock)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let held = file.metadata().map_err(LockError::Check)?;
+            let now = fs::metadata(path).map_err(LockError::Check)?;
+            if (now.dev(), now.ino()) == (held.dev(), held.ino()) {
+                return Ok(file);
+            }
+        }
+        #[cfg(not(unix))]
+        return Ok(file);
+    }
+    Err(LockError::Replaced)
+}
+
 /// Removes temporary files that earlier runs writing `name` in `dir` left behind when
 /// they were killed (their names hold the writer's process id; a file is removed only
 /// when that process no longer exists). Best effort, Linux only.
