@@ -113,10 +113,11 @@ def contains(filt, key, fp_bits):
 
 # The vector: the keys are the first 8 bytes, big-endian, of SHA-1("pw0") .. SHA-1("pw999"),
 # in ascending order.
-keys = sorted(int.from_bytes(hashlib.sha1(f"pw{i}".encode()).digest()[:8], "big") for i in range(1000))
-for bits, width in ((16, 2), (8, 1)):
-    seed, L, mask, scl, fps = f = build(keys, bits)
-    assert all(contains(f, k, bits) for k in keys)
-    body = b"".join(x.to_bytes(width, "little") for x in fps)
-    print(f"{bits}-bit: seed {seed:#018x}, segment length {L}, mask {mask}, "
-          f"segment count length {scl}, {len(fps)} fingerprints, SHA-256 {hashlib.sha256(body).hexdigest()}")
+if __name__ == "__main__":
+    keys = sorted(int.from_bytes(hashlib.sha1(f"pw{i}".encode()).digest()[:8], "big") for i in range(1000))
+    for bits, width in ((16, 2), (8, 1)):
+        seed, L, mask, scl, fps = f = build(keys, bits)
+        assert all(contains(f, k, bits) for k in keys)
+        body = b"".join(x.to_bytes(width, "little") for x in fps)
+        print(f"{bits}-bit: seed {seed:#018x}, segment length {L}, mask {mask}, "
+              f"segment count length {scl}, {len(fps)} fingerprints, SHA-256 {hashlib.sha256(body).hexdigest()}")

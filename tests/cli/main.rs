@@ -19,6 +19,7 @@ mod records;
 mod records_age;
 mod records_batch;
 mod records_v1;
+mod references;
 mod serve;
 mod tiers;
 mod trust;

@@ -1,0 +1,506 @@
+//! The independent implementations in `docs/reference/`, each written from its document
+//! alone, run against the documents' test vectors and against what veilkit writes: a
+//! document that no longer says how veilkit's bytes are made fails here.
+
+use super::common::{have, have_program, keyfile, veilkit};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A Python that has what the references use (`probe` runs without error in it), or
+/// `None` (the test skips, unless CI).
+fn python(what: &str, probe: &str) -> Option<String> {
+    let python = std::env::var("VEILKIT_CLIENT_PYTHON").unwrap_or_else(|_| "python3".into());
+    let probe = Command::new(&python).args(["-c", probe]).output();
+    have(
+        &format!("Python with {what}"),
+        "`pip install cryptography xxhash zstandard`, or set VEILKIT_CLIENT_PYTHON to a \
+         Python that has them",
+        probe.as_ref().is_ok_and(|o| o.status.success()),
+    )
+    .then_some(python)
+}
+
+/// Runs `docs/reference/SCRIPT` with `args`; its standard output (it must succeed).
+fn run(python: &str, script: &str, args: &[&std::ffi::OsStr]) -> Vec<u8> {
+    let out = Command::new(python)
+        .arg(repo().join("docs/reference").join(script))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{script} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn doc(name: &str) -> String {
+    std::fs::read_to_string(repo().join("docs").join(name)).unwrap()
+}
+
+/// The rows of the first Markdown table after `heading` whose first cell is one of `firsts`.
+fn table_rows<'a>(text: &'a str, heading: &str, firsts: &[&str]) -> Vec<&'a str> {
+    let at = text.find(heading).unwrap_or_else(|| panic!("no {heading}"));
+    text[at..]
+        .lines()
+        .filter(|l| {
+            firsts
+                .iter()
+                .any(|f| l.starts_with(&format!("| {f} |")) || l.starts_with(&format!("| {f},")))
+        })
+        .collect()
+}
+
+#[test]
+fn the_reference_implementations_print_their_documents_test_vectors() {
+    let Some(python) = python(
+        "cryptography",
+        "from cryptography.hazmat.primitives.ciphers import Cipher",
+    ) else {
+        return;
+    };
+    // docs/IDS.md: the output column of its test vectors, in order.
+    let ids = doc("IDS.md");
+    let want: Vec<String> = table_rows(&ids, "## Test vectors", &["uuid", "aes128", "cycle-walk"])
+        .iter()
+        .map(|row| {
+            let cell = row.trim_end_matches('|').rsplit('|').next().unwrap().trim();
+            cell.trim_matches('`').to_string()
+        })
+        .collect();
+    assert_eq!(want.len(), 10, "the table of docs/IDS.md changed shape");
+    let got = String::from_utf8(run(&python, "ids.py", &[])).unwrap();
+    assert_eq!(
+        got.lines().collect::<Vec<_>>(),
+        want,
+        "docs/reference/ids.py"
+    );
+
+    // docs/NONCES.md: its subkey and value rows, printed exactly.
+    let nonces = doc("NONCES.md");
+    let want = table_rows(
+        &nonces,
+        "## Test vectors",
+        &["subkey", "counter", "sortable", "encrypted"],
+    );
+    assert_eq!(want.len(), 12, "the tables of docs/NONCES.md changed shape");
+    let got = String::from_utf8(run(&python, "nonces.py", &[])).unwrap();
+    assert_eq!(
+        got.lines().collect::<Vec<_>>(),
+        want,
+        "docs/reference/nonces.py"
+    );
+
+    // docs/BREACH-FORMAT.md: the filter's descriptor and fingerprint digests.
+    let breach = doc("BREACH-FORMAT.md").replace(['\n', ' '], "");
+    let got = String::from_utf8(run(&python, "filter.py", &[])).unwrap();
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), 2, "{got}");
+    for line in lines {
+        assert!(
+            line.contains(
+                "seed 0x910a2dec89025cc1, segment length 128, mask 127, \
+                 segment count length 1152, 1408 fingerprints"
+            ),
+            "{line}"
+        );
+        let digest = line.rsplit(' ').next().unwrap();
+        assert!(
+            breach.contains(&format!("SHA-256`{digest}`"))
+                || breach.contains(&format!("`{digest}`")),
+            "docs/BREACH-FORMAT.md does not give the digest {digest} filter.py printed"
+        );
+    }
+}
+
+/// A sorted dump of about `n` pseudo-random hashes of `len` bytes, with heavy-tailed
+/// counts (some past every record's count field, so the overflow sections are used), a
+/// few count-0 lines, and CRLF line ends when asked. `crowded`: every hash starts with
+/// the byte 5A (so a compact index has two full buckets and must shrink its table's
+/// groups), and one in a thousand has a twin that shares its first 16 bytes (one compact
+/// key for two hashes).
+fn dump(n: usize, len: usize, crlf: bool, crowded: bool, seed: u64) -> String {
+    let mut state = seed;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut hashes: Vec<Vec<u8>> = Vec::with_capacity(n + n / 1000 + 1);
+    for i in 0..n {
+        let mut h: Vec<u8> = (0..len).map(|_| (next() >> 24) as u8).collect();
+        if crowded {
+            h[0] = 0x5A;
+            if i % 1000 == 0 {
+                let mut twin = h.clone();
+                twin[len - 1] ^= 1;
+                hashes.push(twin);
+            }
+        }
+        hashes.push(h);
+    }
+    hashes.sort();
+    hashes.dedup();
+    let mut text = String::new();
+    for h in hashes {
+        let r = next();
+        let count = match r % 100 {
+            0 => 0,
+            1 | 2 => 4_000 + r % 100_000_000,
+            _ => 1 + (r >> 8) % 50,
+        };
+        for b in h {
+            text.push_str(&format!("{b:02X}"));
+        }
+        text.push_str(&format!(":{count}{}", if crlf { "\r\n" } else { "\n" }));
+    }
+    text
+}
+
+#[test]
+fn the_breach_reference_builds_the_files_veilkit_builds_byte_for_byte() {
+    let Some(python) = python("xxhash", "import xxhash; xxhash.xxh3_64_intdigest(b'')") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Shapes the document's rules tell apart: one bucket (b = 0), the estimate from the
+    // first 65,536 hashes, NTLM, more than one 16 MiB block of records, crowded buckets.
+    // Each as an exact index and, but the largest, as every tier.
+    for (name, n, len, crlf, crowded) in [
+        ("tiny", 100, 20, false, false),
+        ("estimated", 70_000, 20, true, false),
+        ("ntlm", 50_000, 16, false, false),
+        ("crowded", 100_000, 20, false, true),
+        ("two-blocks", 900_000, 20, false, false),
+    ] {
+        let text = dump(n, len, crlf, crowded, 0x9E37_79B9_7F4A_7C15 ^ n as u64);
+        let input = dir.path().join(format!("{name}.txt"));
+        std::fs::write(&input, text).unwrap();
+        let tiers: &[&str] = if n > 100_000 {
+            &["exact"]
+        } else {
+            &["exact", "compact", "filter", "filter-small"]
+        };
+        for tier in tiers {
+            let ours = dir.path().join(format!("{name}.{tier}"));
+            veilkit()
+                .args(["breach", "build", "-q", "--tier", tier])
+                .arg(&input)
+                .arg("-o")
+                .arg(&ours)
+                .assert()
+                .success();
+            let theirs = dir.path().join(format!("{name}.{tier}.py"));
+            run(
+                &python,
+                "breach_index.py",
+                &[
+                    input.as_os_str(),
+                    theirs.as_os_str(),
+                    "--tier".as_ref(),
+                    tier.as_ref(),
+                ],
+            );
+            let (a, b) = (
+                std::fs::read(&ours).unwrap(),
+                std::fs::read(&theirs).unwrap(),
+            );
+            assert_eq!(a.len(), b.len(), "{name}, {tier}: lengths differ");
+            if let Some(at) = a.iter().zip(&b).position(|(x, y)| x != y) {
+                panic!("{name}, {tier}: the reference's file differs from veilkit's at byte {at}");
+            }
+        }
+    }
+}
+
+/// `records open` and `records get` by the reference reader, on `file` opened with `secret`
+/// (`--key-file PATH` and the like): the same bytes as veilkit's.
+fn same_as_veilkit(python: &str, file: &Path, secret: &[&std::ffi::OsStr], keys: &[String]) {
+    let mut ours = veilkit();
+    ours.args(["records", "open"]).arg(file).args(secret);
+    let want = ours.output().unwrap();
+    assert!(
+        want.status.success(),
+        "{}",
+        String::from_utf8_lossy(&want.stderr)
+    );
+    let mut args: Vec<&std::ffi::OsStr> = vec![file.as_os_str()];
+    args.extend(secret);
+    assert!(
+        run(python, "records.py", &args) == want.stdout,
+        "{}: the reference opens other bytes than veilkit's",
+        file.display()
+    );
+    if keys.is_empty() {
+        return;
+    }
+    let mut ours = veilkit();
+    ours.args(["records", "get"])
+        .arg(file)
+        .args(secret)
+        .arg("--");
+    ours.args(keys);
+    let want = ours.output().unwrap();
+    args.push("--get".as_ref());
+    args.extend(keys.iter().map(|k| k.as_ref() as &std::ffi::OsStr));
+    let got = run(python, "records.py", &args);
+    assert!(
+        got == want.stdout,
+        "{}: the reference gets other records than veilkit's:\n{}",
+        file.display(),
+        String::from_utf8_lossy(&got)
+    );
+}
+
+#[test]
+fn the_records_reference_reads_what_veilkit_writes() {
+    let Some(python) = python(
+        "cryptography 44 or later, xxhash and zstandard",
+        "import xxhash, zstandard\n\
+         from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV\n\
+         from cryptography.hazmat.primitives.kdf.argon2 import Argon2id\n\
+         AESGCMSIV(bytes(32))",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let key = keyfile(d, "k.key");
+    let with_key: [&std::ffi::OsStr; 2] = ["--key-file".as_ref(), key.as_os_str()];
+
+    // CSV keyed by a quoted field, 512-byte pages: two levels of directories and index
+    // chains with overflow pages.
+    let mut csv = String::from("id,name,note\n");
+    for i in 0..20_000u32 {
+        csv.push_str(&format!(
+            "{i},\"na,me {i}\",note {}\n",
+            i.wrapping_mul(2_654_435_761)
+        ));
+    }
+    std::fs::write(d.join("c.csv"), &csv).unwrap();
+    let c = d.join("c.vkr");
+    veilkit()
+        .args([
+            "records",
+            "seal",
+            "-q",
+            "--key-field",
+            "name",
+            "--page-size",
+            "512",
+        ])
+        .arg(d.join("c.csv"))
+        .arg("-o")
+        .arg(&c)
+        .args(with_key)
+        .assert()
+        .success();
+    let mut keys: Vec<String> = (0..20_500)
+        .step_by(97)
+        .map(|i| format!("na,me {i}"))
+        .collect();
+    keys.push("absent".into());
+    same_as_veilkit(&python, &c, &with_key, &keys);
+
+    // Then updated in place: appended (one record superseded), deleted from, a
+    // passphrase slot added; read by key and by passphrase.
+    std::fs::write(
+        d.join("ch.csv"),
+        "id,name,note\n5,\"na,me 5\",changed\n9,new,x\n",
+    )
+    .unwrap();
+    veilkit()
+        .args(["records", "append", "-q"])
+        .arg(&c)
+        .arg(d.join("ch.csv"))
+        .args(with_key)
+        .assert()
+        .success();
+    veilkit()
+        .args(["records", "delete", "-q"])
+        .arg(&c)
+        .args(["na,me 7", "na,me 11"])
+        .args(with_key)
+        .assert()
+        .success();
+    std::fs::write(d.join("pp.txt"), "correct horse battery staple\n").unwrap();
+    veilkit()
+        .args(["records", "rekey", "-q"])
+        .arg(&c)
+        .args(with_key)
+        .arg("--add-passphrase-file")
+        .arg(d.join("pp.txt"))
+        .assert()
+        .success();
+    keys.extend(["new".into(), "na,me 7".into()]);
+    same_as_veilkit(&python, &c, &with_key, &keys);
+    let pp = d.join("pp.txt");
+    let with_pp: [&std::ffi::OsStr; 2] = ["--passphrase-file".as_ref(), pp.as_os_str()];
+    same_as_veilkit(&python, &c, &with_pp, &keys[..5]);
+
+    // A line file whose last line has no line end, appended to; JSON lines compressed.
+    let mut lines = String::new();
+    for i in 0..3000 {
+        lines.push_str(&format!("line {i} {}\n", "x".repeat(i * 7 % 300)));
+    }
+    lines.push_str("last, without a line end");
+    std::fs::write(d.join("l.txt"), &lines).unwrap();
+    let l = d.join("l.vkr");
+    veilkit()
+        .args(["records", "seal", "-q"])
+        .arg(d.join("l.txt"))
+        .arg("-o")
+        .arg(&l)
+        .args(with_key)
+        .assert()
+        .success();
+    veilkit()
+        .args(["records", "append", "-q"])
+        .arg(&l)
+        .arg("-")
+        .args(with_key)
+        .write_stdin("appended\n")
+        .assert()
+        .success();
+    let numbers: Vec<String> = ["1", "3000", "3001", "3002", "3003"]
+        .map(String::from)
+        .into();
+    same_as_veilkit(&python, &l, &with_key, &numbers);
+    let mut json = String::new();
+    for i in 0..5000 {
+        json.push_str(&format!(
+            "{{\"k\": \"key{i}\", \"n\": {i}, \"v\": \"{}\"}}\n",
+            "y".repeat(i % 50)
+        ));
+    }
+    std::fs::write(d.join("j.jsonl"), &json).unwrap();
+    let j = d.join("j.vkr");
+    veilkit()
+        .args([
+            "records",
+            "seal",
+            "-q",
+            "--key-field",
+            "k",
+            "--compress",
+            "zstd",
+        ])
+        .arg(d.join("j.jsonl"))
+        .arg("-o")
+        .arg(&j)
+        .args(with_key)
+        .assert()
+        .success();
+    let json_keys: Vec<String> = (0..5200).step_by(211).map(|i| format!("key{i}")).collect();
+    same_as_veilkit(&python, &j, &with_key, &json_keys);
+
+    // The committed version-1 files.
+    let v1 = repo().join("tests/fixtures/records-v1");
+    let v1_key = v1.join("key.txt");
+    let with_v1: [&std::ffi::OsStr; 2] = ["--key-file".as_ref(), v1_key.as_os_str()];
+    let ids: Vec<String> = (1..10).map(|i| i.to_string()).collect();
+    same_as_veilkit(&python, &v1.join("customers-v1.vkr"), &with_v1, &ids);
+    same_as_veilkit(&python, &v1.join("log-v1.vkr"), &with_v1, &ids[..3]);
+
+    // An age recipient slot (the identity from age-keygen).
+    if !have_program("age-keygen", "--version", "apt-get install age") {
+        return;
+    }
+    let identity = d.join("id.txt");
+    let made = Command::new("age-keygen")
+        .arg("-o")
+        .arg(&identity)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let recipient = Command::new("age-keygen")
+        .arg("-y")
+        .arg(&identity)
+        .output()
+        .unwrap();
+    let recipient = String::from_utf8(recipient.stdout).unwrap();
+    let a = d.join("a.vkr");
+    veilkit()
+        .args([
+            "records",
+            "seal",
+            "-q",
+            "--key-field",
+            "n",
+            "--recipient",
+            recipient.trim(),
+        ])
+        .arg(d.join("j.jsonl"))
+        .arg("-o")
+        .arg(&a)
+        .assert()
+        .success();
+    let with_identity: [&std::ffi::OsStr; 2] = ["--identity".as_ref(), identity.as_os_str()];
+    same_as_veilkit(&python, &a, &with_identity, &ids);
+}
+
+#[test]
+fn the_fields_reference_decrypts_what_encrypt_fields_writes() {
+    let Some(python) = python(
+        "cryptography 42 or later",
+        "from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV\nAESGCMSIV(bytes(32))",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A ring of three keys: the current one (id 3) encrypts.
+    let key = keyfile(d, "k.key");
+    for _ in 0..2 {
+        veilkit()
+            .args(["keygen", "-q", "--add"])
+            .arg(&key)
+            .assert()
+            .success();
+    }
+    let mut csv = String::from("id,name,note\n");
+    for i in 0..2000u32 {
+        csv.push_str(&format!("{i},\"na,me {i}\",\"say \"\"{}\"\"\"\r\n", i % 7));
+    }
+    let plain = d.join("plain.csv");
+    std::fs::write(&plain, &csv).unwrap();
+    let out = veilkit()
+        .args(["records", "encrypt-fields", "--fields", "name,note"])
+        .args(["--token-fields", "name", "--context", "users"])
+        .arg(&plain)
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sealed = d.join("sealed.csv");
+    std::fs::write(&sealed, &out.stdout).unwrap();
+    let got = run(
+        &python,
+        "fields.py",
+        &[
+            plain.as_os_str(),
+            sealed.as_os_str(),
+            "--key-file".as_ref(),
+            key.as_os_str(),
+            "--fields".as_ref(),
+            "name,note".as_ref(),
+            "--context".as_ref(),
+            "users".as_ref(),
+        ],
+    );
+    assert_eq!(
+        String::from_utf8(got).unwrap(),
+        "2000 rows, 4000 values decrypted, 2000 tokens checked\n"
+    );
+}
