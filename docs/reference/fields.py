@@ -6,31 +6,11 @@
 #   python3 fields.py PLAIN.csv ENCRYPTED.csv --key-file KEYS --fields a,b [--context C]
 #
 # Prints "N rows, V values decrypted, T tokens checked" when every row matches.
-# Needs: pip install cryptography
-import argparse, base64, csv, hashlib, hmac, io, struct
+# Needs: pip install cryptography xxhash zstandard (for records.py, whose keyring reading
+# and key derivation it uses)
+import argparse, base64, csv, hashlib, hmac, io
 from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV
-
-def lp(b):
-    return struct.pack(">I", len(b)) + b
-
-def derive(master, key_id, purpose, context, length):
-    info = lp(b"veilkit-v1") + lp(purpose.encode()) + lp(context) + struct.pack(">II", key_id, length)
-    prk = hmac.new(b"veilkit/hkdf/v1", master, hashlib.sha256).digest()
-    okm, t, i = b"", b"", 1
-    while len(okm) < length:
-        t = hmac.new(prk, t + info + bytes([i]), hashlib.sha256).digest()
-        okm += t
-        i += 1
-    return okm[:length]
-
-def read_keyring(text):
-    ring = []
-    for line in text.split("\n"):
-        line = line.strip(" \t\r")
-        if line and not line.startswith("#"):
-            _tag, kid, key, _check = line.split(":")
-            ring.append((int(kid), bytes.fromhex(key)))
-    return ring
+from records import derive, read_keyring
 
 def unb64(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

@@ -398,4 +398,5 @@ def main():
             else:
                 out.write(raw if raw.endswith(b"\n") else raw + b"\n")
 
-main()
+if __name__ == "__main__":
+    main()

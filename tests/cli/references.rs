@@ -258,49 +258,55 @@ fn same_as_veilkit(python: &str, file: &Path, secret: &[&std::ffi::OsStr], keys:
     );
 }
 
-#[test]
-fn the_records_reference_reads_what_veilkit_writes() {
-    let Some(python) = python(
+/// A Python for records.py and fields.py.
+fn python_for_records() -> Option<String> {
+    python(
         "cryptography 44 or later, xxhash and zstandard",
         "import xxhash, zstandard\n\
          from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV\n\
          from cryptography.hazmat.primitives.kdf.argon2 import Argon2id\n\
          AESGCMSIV(bytes(32))",
-    ) else {
+    )
+}
+
+/// Runs `veilkit records ARGS`, which must succeed.
+fn records(args: &[&str]) {
+    veilkit().arg("records").args(args).assert().success();
+}
+
+/// A path as an argument (test paths are UTF-8).
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn the_records_reference_reads_what_veilkit_writes() {
+    let Some(python) = python_for_records() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let key = keyfile(d, "k.key");
     let with_key: [&std::ffi::OsStr; 2] = ["--key-file".as_ref(), key.as_os_str()];
+    let path = |name: &str| d.join(name);
 
     // CSV keyed by a quoted field, 512-byte pages: two levels of directories and index
     // chains with overflow pages.
     let mut csv = String::from("id,name,note\n");
     for i in 0..20_000u32 {
-        csv.push_str(&format!(
-            "{i},\"na,me {i}\",note {}\n",
-            i.wrapping_mul(2_654_435_761)
-        ));
+        let note = i.wrapping_mul(2_654_435_761);
+        csv.push_str(&format!("{i},\"na,me {i}\",note {note}\n"));
     }
-    std::fs::write(d.join("c.csv"), &csv).unwrap();
-    let c = d.join("c.vkr");
-    veilkit()
-        .args([
-            "records",
-            "seal",
-            "-q",
-            "--key-field",
-            "name",
-            "--page-size",
-            "512",
-        ])
-        .arg(d.join("c.csv"))
-        .arg("-o")
-        .arg(&c)
-        .args(with_key)
-        .assert()
-        .success();
+    std::fs::write(path("c.csv"), &csv).unwrap();
+    let (c, k) = (path("c.vkr"), p(&key));
+    let sealed = ["--key-field", "name", "--page-size", "512", "-o", p(&c)];
+    records(
+        &[
+            &["seal", "-q", p(&path("c.csv")), "--key-file", k],
+            &sealed[..],
+        ]
+        .concat(),
+    );
     let mut keys: Vec<String> = (0..20_500)
         .step_by(97)
         .map(|i| format!("na,me {i}"))
@@ -311,36 +317,33 @@ fn the_records_reference_reads_what_veilkit_writes() {
     // Then updated in place: appended (one record superseded), deleted from, a
     // passphrase slot added; read by key and by passphrase.
     std::fs::write(
-        d.join("ch.csv"),
+        path("ch.csv"),
         "id,name,note\n5,\"na,me 5\",changed\n9,new,x\n",
     )
     .unwrap();
-    veilkit()
-        .args(["records", "append", "-q"])
-        .arg(&c)
-        .arg(d.join("ch.csv"))
-        .args(with_key)
-        .assert()
-        .success();
-    veilkit()
-        .args(["records", "delete", "-q"])
-        .arg(&c)
-        .args(["na,me 7", "na,me 11"])
-        .args(with_key)
-        .assert()
-        .success();
-    std::fs::write(d.join("pp.txt"), "correct horse battery staple\n").unwrap();
-    veilkit()
-        .args(["records", "rekey", "-q"])
-        .arg(&c)
-        .args(with_key)
-        .arg("--add-passphrase-file")
-        .arg(d.join("pp.txt"))
-        .assert()
-        .success();
+    std::fs::write(path("pp.txt"), "correct horse battery staple\n").unwrap();
+    let pp = path("pp.txt");
+    records(&["append", "-q", p(&c), p(&path("ch.csv")), "--key-file", k]);
+    records(&[
+        "delete",
+        "-q",
+        p(&c),
+        "na,me 7",
+        "na,me 11",
+        "--key-file",
+        k,
+    ]);
+    records(&[
+        "rekey",
+        "-q",
+        p(&c),
+        "--key-file",
+        k,
+        "--add-passphrase-file",
+        p(&pp),
+    ]);
     keys.extend(["new".into(), "na,me 7".into()]);
     same_as_veilkit(&python, &c, &with_key, &keys);
-    let pp = d.join("pp.txt");
     let with_pp: [&std::ffi::OsStr; 2] = ["--passphrase-file".as_ref(), pp.as_os_str()];
     same_as_veilkit(&python, &c, &with_pp, &keys[..5]);
 
@@ -350,53 +353,41 @@ fn the_records_reference_reads_what_veilkit_writes() {
         lines.push_str(&format!("line {i} {}\n", "x".repeat(i * 7 % 300)));
     }
     lines.push_str("last, without a line end");
-    std::fs::write(d.join("l.txt"), &lines).unwrap();
-    let l = d.join("l.vkr");
-    veilkit()
-        .args(["records", "seal", "-q"])
-        .arg(d.join("l.txt"))
-        .arg("-o")
-        .arg(&l)
-        .args(with_key)
-        .assert()
-        .success();
-    veilkit()
-        .args(["records", "append", "-q"])
-        .arg(&l)
-        .arg("-")
-        .args(with_key)
-        .write_stdin("appended\n")
-        .assert()
-        .success();
+    std::fs::write(path("l.txt"), &lines).unwrap();
+    std::fs::write(path("more.txt"), "appended\n").unwrap();
+    let l = path("l.vkr");
+    records(&[
+        "seal",
+        "-q",
+        p(&path("l.txt")),
+        "-o",
+        p(&l),
+        "--key-file",
+        k,
+    ]);
+    records(&["append", "-q", p(&l), p(&path("more.txt")), "--key-file", k]);
     let numbers: Vec<String> = ["1", "3000", "3001", "3002", "3003"]
         .map(String::from)
         .into();
     same_as_veilkit(&python, &l, &with_key, &numbers);
     let mut json = String::new();
     for i in 0..5000 {
+        let v = "y".repeat(i % 50);
         json.push_str(&format!(
-            "{{\"k\": \"key{i}\", \"n\": {i}, \"v\": \"{}\"}}\n",
-            "y".repeat(i % 50)
+            "{{\"k\": \"key{i}\", \"n\": {i}, \"v\": \"{v}\"}}\n"
         ));
     }
-    std::fs::write(d.join("j.jsonl"), &json).unwrap();
-    let j = d.join("j.vkr");
-    veilkit()
-        .args([
-            "records",
-            "seal",
-            "-q",
-            "--key-field",
-            "k",
-            "--compress",
-            "zstd",
-        ])
-        .arg(d.join("j.jsonl"))
-        .arg("-o")
-        .arg(&j)
-        .args(with_key)
-        .assert()
-        .success();
+    let jsonl = path("j.jsonl");
+    std::fs::write(&jsonl, &json).unwrap();
+    let j = path("j.vkr");
+    let zstd = ["--key-field", "k", "--compress", "zstd"];
+    records(
+        &[
+            &["seal", "-q", p(&jsonl), "-o", p(&j), "--key-file", k],
+            &zstd[..],
+        ]
+        .concat(),
+    );
     let json_keys: Vec<String> = (0..5200).step_by(211).map(|i| format!("key{i}")).collect();
     same_as_veilkit(&python, &j, &with_key, &json_keys);
 
@@ -412,7 +403,7 @@ fn the_records_reference_reads_what_veilkit_writes() {
     if !have_program("age-keygen", "--version", "apt-get install age") {
         return;
     }
-    let identity = d.join("id.txt");
+    let identity = path("id.txt");
     let made = Command::new("age-keygen")
         .arg("-o")
         .arg(&identity)
@@ -425,32 +416,16 @@ fn the_records_reference_reads_what_veilkit_writes() {
         .output()
         .unwrap();
     let recipient = String::from_utf8(recipient.stdout).unwrap();
-    let a = d.join("a.vkr");
-    veilkit()
-        .args([
-            "records",
-            "seal",
-            "-q",
-            "--key-field",
-            "n",
-            "--recipient",
-            recipient.trim(),
-        ])
-        .arg(d.join("j.jsonl"))
-        .arg("-o")
-        .arg(&a)
-        .assert()
-        .success();
+    let a = path("a.vkr");
+    let to = ["--key-field", "n", "--recipient", recipient.trim()];
+    records(&[&["seal", "-q", p(&jsonl), "-o", p(&a)], &to[..]].concat());
     let with_identity: [&std::ffi::OsStr; 2] = ["--identity".as_ref(), identity.as_os_str()];
     same_as_veilkit(&python, &a, &with_identity, &ids);
 }
 
 #[test]
 fn the_fields_reference_decrypts_what_encrypt_fields_writes() {
-    let Some(python) = python(
-        "cryptography 42 or later",
-        "from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV\nAESGCMSIV(bytes(32))",
-    ) else {
+    let Some(python) = python_for_records() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
