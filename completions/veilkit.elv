@@ -220,7 +220,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --max-connections 'Connections served at once'
             cand --tls-cert 'Serve HTTPS with this certificate chain (PEM, the server''s certificate first), as openssl, mkcert or certbot write it; needs --tls-key'
             cand --tls-key 'The private key of --tls-cert (PEM: PKCS#8, PKCS#1 RSA or SEC1 EC)'
-            cand --in-memory 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory'
+            cand --in-memory 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory. A reload (SIGHUP) reads the new files while the old ones are served, so it needs their memory again meanwhile: a file larger than the memory available is refused, at the start and on a reload (which then keeps serving the old ones)'
             cand --no-verify 'Start without verifying the indexes first (every checksum, about 1 s per GB): lookups still check the tables they read, but a damaged record would go unnoticed'
             cand -q 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
             cand --quiet 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'

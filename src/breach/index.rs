@@ -30,6 +30,25 @@ pub enum IndexError {
     /// A structural problem found while reading.
     #[error("corrupted index: {0}")]
     Corrupt(String),
+    /// Reading the file into memory (`--in-memory`, a filter) would take more memory than
+    /// the system has available: refused before anything is allocated, where the kernel
+    /// would otherwise kill the process (or another) once the pages were touched.
+    #[error(
+        "reading it into memory needs {}, and {} of memory is available",
+        gib(*needs),
+        gib(*available)
+    )]
+    Memory {
+        /// Bytes of the file.
+        needs: u64,
+        /// The system's available memory (`MemAvailable`).
+        available: u64,
+    },
+}
+
+/// Bytes in GiB, to a tenth.
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
 }
 
 /// An open index.

@@ -335,8 +335,13 @@ impl Bytes {
         Ok(Bytes(map))
     }
 
-    /// Reads `file` into anonymous memory, in huge pages where the system allows.
+    /// Reads `file` into anonymous memory, in huge pages where the system allows; refuses
+    /// a file larger than the memory available ([`fits_in_memory`]).
     fn read(mut file: &File, len: u64) -> Result<Bytes, IndexError> {
+        #[cfg(target_os = "linux")]
+        if let Ok(meminfo) = std::fs::read_to_string("/proc/meminfo") {
+            fits_in_memory(len, &meminfo)?;
+        }
         let len = usize::try_from(len).map_err(|_| IndexError::Corrupt("too large".into()))?;
         Ok(Bytes::fill(len, |buf| file.read_exact(buf))?)
     }
@@ -358,6 +363,25 @@ impl Bytes {
         let _ = map.advise(memmap2::Advice::HugePage);
         write(&mut map[..])?;
         Ok(Bytes(map.make_read_only()?))
+    }
+}
+
+/// Whether `len` bytes fit in the memory the system has available (`MemAvailable` of
+/// `meminfo`, the text of Linux's `/proc/meminfo`): memory is overcommitted, so a larger
+/// allocation would succeed and the process be killed as its pages were filled (a
+/// serving process on a reload, with the indexes it serves). Without the field, nothing
+/// is refused.
+pub(crate) fn fits_in_memory(len: u64, meminfo: &str) -> Result<(), IndexError> {
+    let available = meminfo.lines().find_map(|l| {
+        let kib = l.strip_prefix("MemAvailable:")?.trim().strip_suffix("kB")?;
+        kib.trim().parse::<u64>().ok()?.checked_mul(1024)
+    });
+    match available {
+        Some(available) if len > available => Err(IndexError::Memory {
+            needs: len,
+            available,
+        }),
+        _ => Ok(()),
     }
 }
 

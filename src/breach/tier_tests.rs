@@ -485,3 +485,27 @@ fn filter_test_vector() {
         );
     }
 }
+
+#[test]
+fn a_file_larger_than_the_available_memory_is_refused_before_it_is_read() {
+    use super::index::IndexError;
+    use super::tier::fits_in_memory;
+    let meminfo = "MemTotal:       24683656 kB\nMemFree:         1000000 kB\n\
+                   MemAvailable:    2097152 kB\nBuffers:           12 kB\n";
+    assert!(fits_in_memory(2 << 30, meminfo).is_ok());
+    let refused = fits_in_memory((2 << 30) + 1, meminfo).unwrap_err();
+    assert!(matches!(
+        refused,
+        IndexError::Memory {
+            needs,
+            available: 2_147_483_648
+        } if needs == (2 << 30) + 1
+    ));
+    assert_eq!(
+        refused.to_string(),
+        "reading it into memory needs 2.0 GiB, and 2.0 GiB of memory is available"
+    );
+    // Without the field (an old kernel, another system's format), nothing is refused.
+    assert!(fits_in_memory(u64::MAX, "MemTotal: 1 kB\n").is_ok());
+    assert!(fits_in_memory(u64::MAX, "MemAvailable: lots\n").is_ok());
+}

@@ -805,3 +805,49 @@ fn sighup_on_a_terminal_stops_the_server() {
     };
     assert_eq!(status.code(), Some(0));
 }
+
+/// `--in-memory` with a file larger than the machine's memory is refused before anything
+/// is read, with what it needs and a hint, instead of the kernel's bare "Cannot allocate
+/// memory" (or, below the overcommit limit, the process killed as it filled its pages).
+/// The file is sparse: it takes no disk.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_index_larger_than_the_memory_is_refused_in_memory_with_a_hint() {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let field = |name: &str| -> u64 {
+        meminfo
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().strip_suffix("kB"))
+            .map_or(0, |v| v.trim().parse::<u64>().unwrap() * 1024)
+    };
+    // Past the memory and swap: even were the check gone, the allocation would fail
+    // rather than fill the machine.
+    let size = field("MemTotal:") + field("SwapTotal:") + (1 << 30);
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("large.idx");
+    let mut f = std::fs::File::create(&idx).unwrap();
+    f.write_all(b"VKBREACH").unwrap();
+    f.set_len(size).unwrap();
+    let out = veilkit()
+        .args([
+            "breach",
+            "serve",
+            "--in-memory",
+            "--listen",
+            "127.0.0.1:0",
+            "-i",
+        ])
+        .arg(&idx)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("large.idx: reading it into memory needs ")
+            && err.contains(" of memory is available")
+            && err.contains("hint: serve it mapped (without --in-memory)"),
+        "{err}"
+    );
+}

@@ -182,12 +182,23 @@ pub fn open_any(
     };
     match filter {
         None => Ok(index),
-        Some(f) => AnyIndex::filtered(index, f)
-            .with_context(|| format!("--filter {}", f.display()))
-            .hint(format!(
-                "build the filter from this index: `veilkit breach build --tier filter {} -o FILTER`",
-                path.display()
-            )),
+        Some(f) => {
+            let filtered = AnyIndex::filtered(index, f);
+            let hint = match &filtered {
+                Err(crate::breach::tier::PairError::Filter(
+                    crate::breach::index::IndexError::Memory { .. },
+                )) => "a filter is read into memory: free some, or look up without --filter \
+                       (the exact index alone gives the same answers)"
+                    .to_string(),
+                _ => format!(
+                    "build the filter from this index: `veilkit breach build --tier filter {} -o FILTER`",
+                    path.display()
+                ),
+            };
+            filtered
+                .with_context(|| format!("--filter {}", f.display()))
+                .hint(hint)
+        }
     }
 }
 

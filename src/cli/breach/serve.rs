@@ -96,7 +96,10 @@ pub struct Args {
 
     /// Read the indexes into memory (huge pages where the system allows) instead of
     /// mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the
-    /// memory of the files; ranges are bound by formatting and HTTP, not memory.
+    /// memory of the files; ranges are bound by formatting and HTTP, not memory. A reload
+    /// (SIGHUP) reads the new files while the old ones are served, so it needs their memory
+    /// again meanwhile: a file larger than the memory available is refused, at the start
+    /// and on a reload (which then keeps serving the old ones).
     #[arg(long)]
     pub in_memory: bool,
 
@@ -125,9 +128,15 @@ fn load(args: &Args, global: Global) -> anyhow::Result<(Service, String)> {
         let index = if args.in_memory {
             use super::super::report::HintExt;
             super::refuse_stdin(p)?;
-            crate::breach::tier::AnyIndex::open_in_memory(p)
-                .with_context(|| p.display().to_string())
-                .hint(super::OPEN_HINT)?
+            let opened = crate::breach::tier::AnyIndex::open_in_memory(p);
+            let hint = match &opened {
+                Err(crate::breach::index::IndexError::Memory { .. }) => {
+                    "serve it mapped (without --in-memory): a mapped index takes no memory of \
+                     its own (the page cache keeps what lookups read)"
+                }
+                _ => super::OPEN_HINT,
+            };
+            opened.with_context(|| p.display().to_string()).hint(hint)?
         } else {
             super::open_any(p, None)?
         };
