@@ -850,4 +850,28 @@ fn an_index_larger_than_the_memory_is_refused_in_memory_with_a_hint() {
             && err.contains("hint: serve it mapped (without --in-memory)"),
         "{err}"
     );
+
+    // The same file put at the path of an index served in memory, then SIGHUP: the
+    // reload is refused with that said, and the server answers from what it had.
+    let live = build_from(dir.path(), "live", &password_dump(300));
+    let mut server = Server::start_with(&[&live], &["--in-memory"]);
+    std::fs::rename(&idx, &live).unwrap();
+    #[allow(unsafe_code)]
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe {
+        libc::kill(server.child.id() as i32, libc::SIGHUP);
+    }
+    let mut said = String::new();
+    let mut stderr = BufReader::new(server.child.stderr.take().unwrap());
+    while !said.contains("reload failed") {
+        assert!(stderr.read_line(&mut said).unwrap() > 0, "{said}");
+    }
+    assert!(
+        said.contains("still serving the indexes loaded before")
+            && said.contains("live.idx: reading it into memory needs "),
+        "{said}"
+    );
+    let (status, _, body) = server.get("/check/5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8", "");
+    assert_eq!((status, body.is_empty()), (200, false));
+    assert!(server.child.try_wait().is_ok_and(|s| s.is_none()));
 }
