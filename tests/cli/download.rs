@@ -70,6 +70,8 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
     child.wait().unwrap();
     assert!(!out.exists(), "a killed download left an index");
     let kept = std::fs::metadata(&journal).unwrap().len();
+    let kept_copy = dir.path().join("kept.journal");
+    std::fs::copy(&journal, &kept_copy).unwrap();
 
     // The rerun continues, and the result is the build of the same data.
     let done = download().output().unwrap();
@@ -90,6 +92,35 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
     assert_eq!(sidecar.lines().count(), 1_048_576 + 2);
     assert!(sidecar.starts_with("# veilkit range validators 1 sha1\n00000\t"));
     assert!(sidecar.lines().last().unwrap().starts_with("# index "));
+    // The journal of the killed run and the sidecar, read by the reference written from
+    // docs/BREACH-FORMAT.md alone: the journal holds the first ranges' hashes, each
+    // with the ETag the server derives from its body; the sidecar names the index's
+    // identity and agrees with the journal.
+    if let Some(python) = super::references::python_with_xxhash() {
+        use super::references::run;
+        let held = run(&python, "download_journal.py", &[kept_copy.as_os_str()]);
+        let held = String::from_utf8(held).unwrap();
+        let dump = password_dump(20_000);
+        assert!(!held.is_empty() && dump.starts_with(&held), "{held}");
+        let sidecar = dir.path().join("hibp.idx.validators");
+        let checked = run(
+            &python,
+            "download_journal.py",
+            &[
+                "--validators".as_ref(),
+                sidecar.as_os_str(),
+                "--index".as_ref(),
+                out.as_os_str(),
+                kept_copy.as_os_str(),
+            ],
+        );
+        assert!(
+            String::from_utf8(checked)
+                .unwrap()
+                .starts_with("1048576 ranges, index "),
+        );
+    }
+    std::fs::remove_file(&kept_copy).unwrap();
     // No temporary file is left beside it.
     let names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()

@@ -12,7 +12,7 @@ fn repo() -> PathBuf {
 
 /// A Python that has what the references use (`probe` runs without error in it), or
 /// `None` (the test skips, unless CI).
-fn python(what: &str, probe: &str) -> Option<String> {
+pub fn python(what: &str, probe: &str) -> Option<String> {
     let python = std::env::var("VEILKIT_CLIENT_PYTHON").unwrap_or_else(|_| "python3".into());
     let probe = Command::new(&python).args(["-c", probe]).output();
     have(
@@ -25,7 +25,7 @@ fn python(what: &str, probe: &str) -> Option<String> {
 }
 
 /// Runs `docs/reference/SCRIPT` with `args`; its standard output (it must succeed).
-fn run(python: &str, script: &str, args: &[&std::ffi::OsStr]) -> Vec<u8> {
+pub fn run(python: &str, script: &str, args: &[&std::ffi::OsStr]) -> Vec<u8> {
     let out = Command::new(python)
         .arg(repo().join("docs/reference").join(script))
         .args(args)
@@ -163,9 +163,14 @@ fn dump(n: usize, len: usize, crlf: bool, crowded: bool, seed: u64) -> String {
     text
 }
 
+/// A Python for breach_index.py and download_journal.py.
+pub fn python_with_xxhash() -> Option<String> {
+    python("xxhash", "import xxhash; xxhash.xxh3_64_intdigest(b'')")
+}
+
 #[test]
 fn the_breach_reference_builds_the_files_veilkit_builds_byte_for_byte() {
-    let Some(python) = python("xxhash", "import xxhash; xxhash.xxh3_64_intdigest(b'')") else {
+    let Some(python) = python_with_xxhash() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
