@@ -484,3 +484,114 @@ fn the_fields_reference_decrypts_what_encrypt_fields_writes() {
         "2000 rows, 4000 values decrypted, 2000 tokens checked\n"
     );
 }
+
+/// `veilkit nonce NONCE_ARGS` with `--state state`; its nonces, one hex value a line,
+/// written to `dir/name`.
+fn nonces(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let out = veilkit()
+        .arg("nonce")
+        .args(args)
+        .arg("--state")
+        .arg(dir.join("state"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = dir.join(name);
+    std::fs::write(&path, &out.stdout).unwrap();
+    path
+}
+
+#[test]
+fn the_nonce_state_reference_reads_what_veilkit_reserves() {
+    let Some(python) = python("Python 3", "pass") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let counter96 = [
+        "--kind",
+        "counter",
+        "--bits",
+        "96",
+        "-n",
+        "1000",
+        "--machine-id",
+        "5",
+    ];
+    let first = nonces(d, "first", &counter96);
+    let second = nonces(d, "second", &counter96);
+    let sortable = [
+        "--kind",
+        "sortable",
+        "--bits",
+        "128",
+        "-n",
+        "500",
+        "--machine-id",
+        "9",
+    ];
+    let third = nonces(d, "third", &sortable);
+    let counter64 = [
+        "--kind",
+        "counter",
+        "--bits",
+        "64",
+        "-n",
+        "100",
+        "--machine-id",
+        "5",
+    ];
+    let fourth = nonces(d, "fourth", &counter64);
+    // `MACHINE C` of each nonce, decoded by the reference.
+    let decoded = |width: &str, file: &Path| -> Vec<(u32, u128)> {
+        let text = run(
+            &python,
+            "nonce_state.py",
+            &["--decode".as_ref(), width.as_ref(), file.as_os_str()],
+        );
+        String::from_utf8(text)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let (m, c) = l.split_once(' ').unwrap();
+                (m.parse().unwrap(), c.parse().unwrap())
+            })
+            .collect()
+    };
+    let (a, b) = (decoded("96", &first), decoded("96", &second));
+    let (c, e) = (decoded("128", &third), decoded("64", &fourth));
+    assert_eq!((a.len(), b.len(), c.len(), e.len()), (1000, 1000, 500, 100));
+    let max = |v: &[(u32, u128)]| v.iter().map(|x| x.1).max().unwrap();
+    let min = |v: &[(u32, u128)]| v.iter().map(|x| x.1).min().unwrap();
+    assert!(a.iter().chain(&b).chain(&e).all(|x| x.0 == 5) && c.iter().all(|x| x.0 == 9));
+    // The second run starts after everything the first reserved.
+    assert!(min(&b) > max(&a));
+    // The state: one line per machine id and width, each mark lowered at the run's end
+    // to the last value it issued.
+    let state = run(&python, "nonce_state.py", &[d.join("state").as_os_str()]);
+    let mut rows: Vec<(u32, u32, u128)> = String::from_utf8(state)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            assert!(
+                f[3].parse::<u64>().unwrap() > 0,
+                "{l}: veilkit writes the clock mark"
+            );
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            )
+        })
+        .collect();
+    rows.sort();
+    assert_eq!(
+        rows,
+        [(5, 64, max(&e)), (5, 96, max(&b)), (9, 128, max(&c))]
+    );
+}
