@@ -74,6 +74,22 @@ pub fn have(what: &str, install: &str, present: bool) -> bool {
     false
 }
 
+/// A Python in which `probe` runs without error (the one `VEILKIT_CLIENT_PYTHON` names,
+/// else `python3`), or `None` when there is none: see [`have`] for what happens then.
+/// `what` names what the test needs, `install` how to get it.
+pub fn python(what: &str, probe: &str, install: &str) -> Option<String> {
+    let python = std::env::var("VEILKIT_CLIENT_PYTHON").unwrap_or_else(|_| "python3".into());
+    let probe = std::process::Command::new(&python)
+        .args(["-c", probe])
+        .output();
+    have(
+        what,
+        install,
+        probe.as_ref().is_ok_and(|o| o.status.success()),
+    )
+    .then_some(python)
+}
+
 /// Whether `program` runs (`program ARG` exits 0); see [`have`] for what happens when it
 /// does not.
 pub fn have_program(program: &str, arg: &str, install: &str) -> bool {

@@ -2,7 +2,7 @@
 //! alone, run against the documents' test vectors and against what veilkit writes: a
 //! document that no longer says how veilkit's bytes are made fails here.
 
-use super::common::{have, have_program, keyfile, veilkit};
+use super::common::{have_program, keyfile, veilkit};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -13,15 +13,12 @@ fn repo() -> PathBuf {
 /// A Python that has what the references use (`probe` runs without error in it), or
 /// `None` (the test skips, unless CI).
 pub fn python(what: &str, probe: &str) -> Option<String> {
-    let python = std::env::var("VEILKIT_CLIENT_PYTHON").unwrap_or_else(|_| "python3".into());
-    let probe = Command::new(&python).args(["-c", probe]).output();
-    have(
+    super::common::python(
         &format!("Python with {what}"),
+        probe,
         "`pip install cryptography xxhash zstandard`, or set VEILKIT_CLIENT_PYTHON to a \
          Python that has them",
-        probe.as_ref().is_ok_and(|o| o.status.success()),
     )
-    .then_some(python)
 }
 
 /// Runs `docs/reference/SCRIPT` with `args`; its standard output (it must succeed).

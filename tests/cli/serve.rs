@@ -372,17 +372,13 @@ fn the_server_stops_cleanly_on_sigterm_and_listens_on_loopback_by_default() {
 /// answers `veilkit breach query` gives from the index, with and without padding.
 #[test]
 fn a_published_hibp_client_gets_the_index_answers() {
-    let python = std::env::var("VEILKIT_CLIENT_PYTHON").unwrap_or_else(|_| "python3".into());
-    let probe = std::process::Command::new(&python)
-        .args(["-c", "import pyhibp"])
-        .output();
-    if !super::common::have(
+    let Some(python) = super::common::python(
         "the HIBP client library pyhibp",
+        "import pyhibp",
         "`pip install pyhibp`, or set VEILKIT_CLIENT_PYTHON to a Python that has it",
-        probe.as_ref().is_ok_and(|o| o.status.success()),
-    ) {
+    ) else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let idx = build_from(dir.path(), "a", &password_dump(3000));
     let server = Server::start(&[&idx]);
@@ -486,17 +482,13 @@ fn listen_takes_a_host_name_and_the_address_is_printed_even_when_quiet() {
 
 #[test]
 fn the_published_hibp_downloader_syncs_from_serve() {
-    let python = std::env::var("VEILKIT_CLIENT_PYTHON").unwrap_or_else(|_| "python3".into());
-    let probe = std::process::Command::new(&python)
-        .args(["-c", "import hibp_downloader"])
-        .output();
-    if !super::common::have(
+    let Some(python) = super::common::python(
         "the downloader hibp-downloader",
+        "import hibp_downloader",
         "`pip install hibp-downloader`, or set VEILKIT_CLIENT_PYTHON to a Python that has it",
-        probe.as_ref().is_ok_and(|o| o.status.success()),
-    ) {
+    ) else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let dump = password_dump(3000);
     let idx = build_from(dir.path(), "a", &dump);
