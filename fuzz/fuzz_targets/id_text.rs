@@ -3,11 +3,20 @@
 //! aliases `i`/`l` for `1` and `o` for `0`, documented in docs/IDS.md).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use veilkit::ids::stream::parse_decimal;
+use veilkit::ids::decimal::{parse_decimal, parse_decimal_in};
 use veilkit::ids::text::Format;
 
 fuzz_target!(|data: &[u8]| {
     let _ = parse_decimal(data);
+    // The word-at-a-time reading of a number inside a buffer agrees with the definition
+    // for every slice ending at the buffer's end (the first byte chooses where it starts).
+    if let Some((&first, rest)) = data.split_first() {
+        let start = usize::from(first) % (rest.len() + 1);
+        assert_eq!(
+            parse_decimal_in(rest, start, rest.len()),
+            parse_decimal(&rest[start..])
+        );
+    }
     for f in [Format::Uuid, Format::Hex, Format::Base32, Format::Base62] {
         if let Ok(v) = f.parse(data) {
             let mut out = Vec::new();

@@ -55,9 +55,9 @@ pub fn stdout_text() -> Box<dyn Write> {
 /// Standard output for streams of millions of lines (`encode`, `decode`): like
 /// [`stdout_text`], but when it is not a terminal its writes run on a thread of their
 /// own, beside the work that makes the next megabyte.
-pub fn stdout_stream() -> Box<dyn Write> {
+pub fn stdout_stream() -> Box<dyn crate::streams::Handoff> {
     if io::stdout().is_terminal() {
-        return stdout_text();
+        return Box::new(LineWriter::new(io::stdout().lock()));
     }
     enlarge_pipe(1);
     // A megabyte per hand-over: the writing thread wakes once per megabyte.

@@ -13,6 +13,7 @@
 //! nonce; nothing is checked).
 
 pub mod csv;
+pub mod decimal;
 pub mod feistel;
 pub mod sql;
 pub mod stream;
@@ -269,14 +270,30 @@ impl Codec {
     /// any id is reported with this codec's largest, like one too large for this codec.
     #[inline]
     pub fn parse_id(&self, text: &[u8]) -> Result<u64, InputError> {
-        let id = stream::parse_decimal(text).map_err(|e| self.in_range(e))?;
+        self.checked_id(decimal::parse_decimal(text))
+    }
+
+    /// [`Codec::parse_id`] of `buf[start..end]` (the same answer, read faster).
+    #[inline(always)]
+    pub(crate) fn parse_id_in(
+        &self,
+        buf: &[u8],
+        start: usize,
+        end: usize,
+    ) -> Result<u64, InputError> {
+        self.checked_id(decimal::parse_decimal_in(buf, start, end))
+    }
+
+    #[inline(always)]
+    fn checked_id(&self, parsed: Result<u64, text::TextError>) -> Result<u64, InputError> {
+        let id = parsed.map_err(|e| self.in_range(e))?;
         self.check_id(id).map(|()| id)
     }
 
     /// Parses a decimal nonce (stored-nonce form) and checks that it can be used.
     #[inline]
     pub fn parse_nonce(&self, text: &[u8]) -> Result<u64, InputError> {
-        let nonce = stream::parse_decimal(text).map_err(|e| self.in_range(e))?;
+        let nonce = decimal::parse_decimal(text).map_err(|e| self.in_range(e))?;
         self.check_nonce(nonce).map(|()| nonce)
     }
 

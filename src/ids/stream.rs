@@ -1,10 +1,11 @@
 //! Streams of ids, one per line: encode, decode or re-encode each line (or one field of
 //! each line), in order, in batches so that the AES work of many lines runs together.
 
-use super::text::{Format, TextError};
+use super::text::Format;
 use super::{Codec, Form, InputError};
 use crate::block::Block;
-use std::io::{self, Read, Write};
+use crate::streams::Handoff;
+use std::io::{self, Read};
 
 /// What to do with each line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,7 +89,9 @@ pub struct Summary {
     pub errors: u64,
 }
 
-const READ_CHUNK: usize = 1 << 20;
+/// The output is handed on once this much has gathered (to a threaded writer: one wake-up
+/// of its thread per chunk).
+const OUT_CHUNK: usize = 1 << 20;
 
 /// The output of a stream: a buffer zeroed once, written with fixed-size copies where
 /// possible (a libc call per short variable-length copy costs more than the AES work).
@@ -97,39 +100,10 @@ struct Out {
     pos: usize,
 }
 
-static DIGIT_PAIRS: [[u8; 2]; 100] = {
-    let mut t = [[0u8; 2]; 100];
-    let mut i = 0;
-    while i < 100 {
-        t[i] = [b'0' + (i / 10) as u8, b'0' + (i % 10) as u8];
-        i += 1;
-    }
-    t
-};
-
-/// The decimal digits of `n < 10^8` as ASCII in a little-endian word (first digit in the
-/// lowest byte), and their number. SWAR: the eight digits are computed together.
-#[inline(always)]
-fn eight_digits(n: u32) -> (u64, usize) {
-    debug_assert!(n < 100_000_000);
-    // Two 4-digit halves in 32-bit lanes: [n / 10^4, n % 10^4].
-    let x = u64::from(n / 10_000) | (u64::from(n % 10_000) << 32);
-    // Each lane / 100 (exact below 43699): 16-bit lanes [hi/100, hi%100, lo/100, lo%100].
-    let q = ((x * 5243) >> 19) & 0x0000_007f_0000_007f;
-    let y = q | ((x - q * 100) << 16);
-    // Each 16-bit lane / 10 (exact below 179): bytes, most significant digit first.
-    let t = ((y * 103) >> 10) & 0x000f_000f_000f_000f;
-    let z = t | ((y - t * 10) << 8);
-    // Leading zero digits are the low zero bytes of z; "0" keeps one digit.
-    let lead = ((z.trailing_zeros() / 8) as usize).min(7);
-    let ascii = z + 0x3030_3030_3030_3030;
-    (ascii >> (8 * lead), 8 - lead)
-}
-
 impl Out {
     fn new() -> Out {
         Out {
-            buf: vec![0; READ_CHUNK * 2],
+            buf: vec![0; OUT_CHUNK * 2],
             pos: 0,
         }
     }
@@ -137,7 +111,9 @@ impl Out {
     #[inline(always)]
     fn room(&mut self, n: usize) -> &mut [u8] {
         if self.pos + n > self.buf.len() {
-            let size = (self.buf.len() * 2).max(self.pos + n);
+            // After a hand-off the buffer may be another one, of any length; its bytes
+            // are overwritten, and only its growth is zeroed.
+            let size = (self.buf.len() * 2).max(self.pos + n).max(2 * OUT_CHUNK);
             self.buf.resize(size, 0);
         }
         &mut self.buf[self.pos..self.pos + n]
@@ -157,46 +133,8 @@ impl Out {
 
     #[inline(always)]
     fn put_u64(&mut self, v: u64) {
-        if v < 100_000_000 {
-            let (digits, len) = eight_digits(v as u32);
-            self.room(8).copy_from_slice(&digits.to_le_bytes());
-            self.pos += len;
-            return;
-        }
-        self.put_u64_long(v);
-    }
-
-    #[inline(never)]
-    fn put_u64_long(&mut self, v: u64) {
-        // Digits right-aligned in the middle of a scratch array, four per step, then one
-        // fixed 20-byte copy from a variable offset; bytes past the number are
-        // overwritten by later writes.
-        let mut tmp = [0u8; 60];
-        let mut i = 40;
-        let mut n = v;
-        while n >= 10_000 {
-            let rem = (n % 10_000) as usize;
-            n /= 10_000;
-            tmp[i - 2..i].copy_from_slice(&DIGIT_PAIRS[rem % 100]);
-            tmp[i - 4..i - 2].copy_from_slice(&DIGIT_PAIRS[rem / 100]);
-            i -= 4;
-        }
-        let mut n = n as usize;
-        if n >= 100 {
-            tmp[i - 2..i].copy_from_slice(&DIGIT_PAIRS[n % 100]);
-            n /= 100;
-            i -= 2;
-        }
-        if n >= 10 {
-            tmp[i - 2..i].copy_from_slice(&DIGIT_PAIRS[n]);
-            i -= 2;
-        } else {
-            tmp[i - 1] = b'0' + n as u8;
-            i -= 1;
-        }
-        let len = 40 - i;
-        self.room(20).copy_from_slice(&tmp[i..i + 20]);
-        self.pos += len;
+        let n = super::decimal::write_decimal(v, self.room(20));
+        self.pos += n;
     }
 
     #[inline]
@@ -209,12 +147,15 @@ impl Out {
         self.pos
     }
 
-    fn flush_to(&mut self, output: &mut dyn Write) -> Result<(), StreamError> {
-        output
-            .write_all(&self.buf[..self.pos])
-            .map_err(StreamError::Write)?;
+    /// Hands the filled part of the buffer to `output` (which may take the buffer
+    /// itself and leave another in its place).
+    fn flush_to(&mut self, output: &mut dyn Handoff) -> Result<(), StreamError> {
+        if self.pos == 0 {
+            return Ok(());
+        }
+        self.buf.truncate(self.pos);
         self.pos = 0;
-        Ok(())
+        output.hand_off(&mut self.buf).map_err(StreamError::Write)
     }
 }
 const BATCH: usize = 4096;
@@ -249,7 +190,7 @@ pub fn run(
     codec: &Codec,
     opts: &Options,
     input: &mut dyn Read,
-    output: &mut dyn Write,
+    output: &mut dyn Handoff,
     on_error: &mut dyn FnMut(&LineError),
 ) -> Result<Summary, StreamError> {
     if opts.csv && opts.field.is_some() {
@@ -332,7 +273,7 @@ pub fn run(
                 &mut summary,
             )?;
         }
-        if out.len() >= READ_CHUNK {
+        if out.len() >= OUT_CHUNK {
             out.flush_to(output)?;
         }
     }
@@ -351,39 +292,6 @@ fn field_range(line: &[u8], delimiter: u8, n: usize) -> Option<(usize, usize)> {
     Some((start, end))
 }
 
-/// Parses a decimal number.
-pub fn parse_decimal(text: &[u8]) -> Result<u64, TextError> {
-    if text.is_empty() {
-        return Err(TextError::Empty);
-    }
-    if text.len() > 20 {
-        if !text.iter().all(u8::is_ascii_digit) {
-            return Err(TextError::NotDecimal);
-        }
-        // Leading zeros are read as in a short number ("007" is 7), however many.
-        let first = text
-            .iter()
-            .position(|&c| c != b'0')
-            .unwrap_or(text.len() - 1);
-        if text.len() - first > 20 {
-            return Err(TextError::OutOfRange { max: u64::MAX });
-        }
-        return parse_decimal(&text[first..]);
-    }
-    let mut v: u64 = 0;
-    for &c in text {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            return Err(TextError::NotDecimal);
-        }
-        v = v
-            .checked_mul(10)
-            .and_then(|v| v.checked_add(u64::from(d)))
-            .ok_or(TextError::OutOfRange { max: u64::MAX })?;
-    }
-    Ok(v)
-}
-
 fn split_two(line: &[u8]) -> (&[u8], Option<&[u8]>, bool) {
     let is_space = |c: &u8| *c == b' ' || *c == b'\t';
     let mut parts = line.split(is_space).filter(|p| !p.is_empty());
@@ -400,7 +308,7 @@ fn process(
     buf: &[u8],
     batch: &mut Batch,
     out: &mut Out,
-    output: &mut dyn Write,
+    output: &mut dyn Handoff,
     on_error: &mut dyn FnMut(&LineError),
     summary: &mut Summary,
 ) -> Result<(), StreamError> {
@@ -429,7 +337,7 @@ fn process(
     if whole_line && encoding {
         for i in 0..n {
             let rec = batch.recs[i];
-            let parsed = codec.parse_id(&buf[rec.start..rec.end]);
+            let parsed = codec.parse_id_in(buf, rec.start, rec.end);
             batch.errors[i] = match parsed {
                 Ok(id) => {
                     batch.ids[i] = id;
@@ -565,6 +473,17 @@ fn process(
     let prefix = &opts.prefix[..];
     let format = opts.format;
     match (opts.field, opts.op, stored) {
+        (None, Op::Decode, false) if batch.errors.iter().all(Option::is_none) => {
+            // The common case, every line good: the batch's lines in one pass.
+            let room = out.room(n * 21);
+            let mut at = 0;
+            for &id in &batch.ids[..n] {
+                at += super::decimal::write_decimal(id, &mut room[at..]);
+                room[at] = b'\n';
+                at += 1;
+            }
+            out.pos += at;
+        }
         (None, Op::Decode, false) => {
             emit(batch, out, output, opts, on_error, summary, |out, b, i| {
                 out.put_u64(b.ids[i])
@@ -587,6 +506,12 @@ fn process(
                 out.put(prefix);
                 out.put_id(format, &b.blocks[i]);
             })?
+        }
+        (None, _, _) if batch.errors.iter().all(Option::is_none) => {
+            // The common case, every line good: the batch's lines in one pass.
+            let room = out.room(n * (prefix.len() + format.width() + 1));
+            let written = format.write_lines(&batch.blocks[..n], prefix, room);
+            out.pos += written;
         }
         (None, _, _) => emit(batch, out, output, opts, on_error, summary, |out, b, i| {
             out.put(prefix);
@@ -612,7 +537,7 @@ fn process(
     summary.lines += n as u64;
     batch.first_line += n as u64;
     batch.recs.clear();
-    if out.len() >= READ_CHUNK {
+    if out.len() >= OUT_CHUNK {
         out.flush_to(output)?;
     }
     Ok(())
@@ -624,7 +549,7 @@ fn line_failed(
     batch: &mut Batch,
     i: usize,
     out: &mut Out,
-    output: &mut dyn Write,
+    output: &mut dyn Handoff,
     opts: &Options,
     on_error: &mut dyn FnMut(&LineError),
     summary: &mut Summary,
@@ -652,7 +577,7 @@ fn line_failed(
 fn emit(
     batch: &mut Batch,
     out: &mut Out,
-    output: &mut dyn Write,
+    output: &mut dyn Handoff,
     opts: &Options,
     on_error: &mut dyn FnMut(&LineError),
     summary: &mut Summary,
@@ -676,7 +601,7 @@ fn emit_fields(
     batch: &mut Batch,
     buf: &[u8],
     out: &mut Out,
-    output: &mut dyn Write,
+    output: &mut dyn Handoff,
     opts: &Options,
     on_error: &mut dyn FnMut(&LineError),
     summary: &mut Summary,
@@ -735,29 +660,6 @@ mod tests {
     }
 
     #[test]
-    fn eight_digit_formatting_matches_itoa() {
-        let check = |n: u32| {
-            let (w, len) = eight_digits(n);
-            let bytes = w.to_le_bytes();
-            assert_eq!(&bytes[..len], n.to_string().as_bytes(), "{n}");
-        };
-        for n in (0..200_000).chain(99_800_000..100_000_000) {
-            check(n);
-        }
-        let mut x = 0x9e37_79b9u32;
-        for _ in 0..1_000_000 {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            check(x % 100_000_000);
-        }
-        for p in 0..8 {
-            check(10u32.pow(p));
-            check(10u32.pow(p) - 1);
-        }
-    }
-
-    #[test]
     fn long_decimals_are_written_whole() {
         let mut out = Out::new();
         for v in [0, 7, 99_999_999, 100_000_000, 123_456_789_012, u64::MAX] {
@@ -769,23 +671,5 @@ mod tests {
             text,
             "0 7 99999999 100000000 123456789012 18446744073709551615 "
         );
-    }
-
-    #[test]
-    fn decimals() {
-        assert_eq!(parse_decimal(b"0"), Ok(0));
-        assert_eq!(parse_decimal(b"007"), Ok(7));
-        assert_eq!(parse_decimal(b"18446744073709551615"), Ok(u64::MAX));
-        assert!(parse_decimal(b"18446744073709551616").is_err());
-        assert!(parse_decimal(b"99999999999999999999999").is_err());
-        assert_eq!(parse_decimal(b"000000000000000000000000007"), Ok(7));
-        assert_eq!(parse_decimal(b"000000000000000000000000000"), Ok(0));
-        assert_eq!(parse_decimal(b"0000018446744073709551615"), Ok(u64::MAX));
-        assert!(parse_decimal(b"0000018446744073709551616").is_err());
-        assert!(parse_decimal(b"00000000000000000000000x1").is_err());
-        assert!(parse_decimal(b"-1").is_err());
-        assert!(parse_decimal(b" 1").is_err());
-        assert!(parse_decimal(b"").is_err());
-        assert!(parse_decimal(b"1e3").is_err());
     }
 }

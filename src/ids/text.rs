@@ -89,22 +89,11 @@ impl Format {
         let out = &mut dst[..36];
         match self {
             Format::Uuid => {
-                // 8-4-4-4-12: the 32 digits, then the dashes opened up from the end.
-                let mut s = [0u8; 32];
-                crate::hex::encode_lower(v, &mut s);
-                out[..8].copy_from_slice(&s[..8]);
-                out[8] = b'-';
-                out[9..13].copy_from_slice(&s[8..12]);
-                out[13] = b'-';
-                out[14..18].copy_from_slice(&s[12..16]);
-                out[18] = b'-';
-                out[19..23].copy_from_slice(&s[16..20]);
-                out[23] = b'-';
-                out[24..36].copy_from_slice(&s[20..32]);
+                crate::hex::encode_uuid(v, (&mut out[..36]).try_into().expect("36 bytes"));
                 36
             }
             Format::Hex => {
-                crate::hex::encode_lower(v, &mut out[..32]);
+                crate::hex::encode16_lower(v, (&mut out[..32]).try_into().expect("32 bytes"));
                 32
             }
             Format::Base32 => {
@@ -122,6 +111,33 @@ impl Format {
                 22
             }
         }
+    }
+
+    /// Writes each of `values` as a line, `prefix`, its text form and `\n`, at the start
+    /// of `dst` (at least `values.len() * (prefix.len() + width + 1)` bytes), and returns
+    /// the bytes written: a whole batch of lines in one loop, the UUID and hex digits
+    /// written in place.
+    pub fn write_lines(self, values: &[[u8; 16]], prefix: &[u8], dst: &mut [u8]) -> usize {
+        let (p, width) = (prefix.len(), self.width());
+        let w = p + width + 1;
+        let dst = &mut dst[..values.len() * w];
+        for (v, line) in values.iter().zip(dst.chunks_exact_mut(w)) {
+            if p > 0 {
+                line[..p].copy_from_slice(prefix);
+            }
+            let text = &mut line[p..p + width];
+            match self {
+                Format::Uuid => crate::hex::encode_uuid(v, text.try_into().expect("36 bytes")),
+                Format::Hex => crate::hex::encode16_lower(v, text.try_into().expect("32 bytes")),
+                Format::Base32 | Format::Base62 => {
+                    let mut s = [0u8; 36];
+                    self.write_to(v, &mut s);
+                    text.copy_from_slice(&s[..width]);
+                }
+            }
+            line[p + width] = b'\n';
+        }
+        values.len() * w
     }
 
     /// Parses the text form (either case where the alphabet allows).

@@ -10,6 +10,7 @@ mod arrived;
 mod atomic;
 mod chunk;
 mod direct;
+mod handoff;
 mod lines;
 mod threaded;
 
@@ -18,5 +19,6 @@ pub use arrived::*;
 pub use atomic::*;
 pub use chunk::*;
 pub use direct::*;
+pub use handoff::*;
 pub use lines::*;
 pub use threaded::*;

@@ -33,7 +33,7 @@ impl ThreadedWriter {
         let thread = std::thread::Builder::new()
             .name("writer".into())
             .spawn(move || -> io::Result<()> {
-                for mut b in rx {
+                for b in rx {
                     if is_flush(&b) {
                         inner.flush()?;
                         // The producer waits for this one: it must arrive.
@@ -43,8 +43,8 @@ impl ThreadedWriter {
                         continue;
                     }
                     inner.write_all(&b)?;
-                    b.clear();
-                    // A spare for the producer, unless it has enough.
+                    // A spare for the producer, unless it has enough. Its bytes are left
+                    // in it: `write` clears it, `hand_off`'s caller overwrites them.
                     let _ = back_tx.try_send(b);
                 }
                 inner.flush()
@@ -84,10 +84,11 @@ impl ThreadedWriter {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let next = self
+        let mut next = self
             .spare
             .try_recv()
             .unwrap_or_else(|_| Vec::with_capacity(self.capacity));
+        next.clear();
         let full = std::mem::replace(&mut self.buf, next);
         self.send(full)
     }
@@ -101,6 +102,23 @@ impl ThreadedWriter {
             Some(Err(_)) => Err(io::Error::other("the output thread panicked")),
             None => Ok(()),
         }
+    }
+}
+
+impl super::Handoff for ThreadedWriter {
+    /// `buf` goes to the thread as it is (after what is buffered), and a spare buffer,
+    /// with the bytes it last carried, takes its place: no copy.
+    fn hand_off(&mut self, buf: &mut Vec<u8>) -> io::Result<()> {
+        if self.to_thread.is_none() {
+            return Err(self.thread_error());
+        }
+        if buf.is_empty() {
+            return Ok(());
+        }
+        self.ship()?;
+        let next = self.spare.try_recv().unwrap_or_default();
+        let full = std::mem::replace(buf, next);
+        self.send(full)
     }
 }
 
@@ -169,7 +187,13 @@ mod tests {
             let mut w = ThreadedWriter::new(sink.clone(), cap);
             let mut want = Vec::new();
             for (i, p) in pieces.iter().enumerate() {
-                w.write_all(p).unwrap();
+                if i % 3 == 1 {
+                    // Whole buffers handed over, between bytes written.
+                    let mut b = p.clone();
+                    super::super::Handoff::hand_off(&mut w, &mut b).unwrap();
+                } else {
+                    w.write_all(p).unwrap();
+                }
                 want.extend_from_slice(p);
                 if i % 7 == 3 {
                     w.flush().unwrap();
