@@ -87,8 +87,17 @@ mod sse2 {
     pub(super) fn hex16(a: u64, b: u64) -> Option<u64> {
         // SAFETY: SSE2 is part of the x86-64 baseline; no memory is accessed.
         #[allow(unsafe_code)]
+        let x = unsafe { _mm_set_epi64x(b as i64, a as i64) };
+        hex16_vector(x)
+    }
+
+    /// The 16 hex digits (either case) in the bytes of `x`, first digit most
+    /// significant, or `None` if one is not a hex digit.
+    #[inline(always)]
+    fn hex16_vector(x: __m128i) -> Option<u64> {
+        // SAFETY: SSE2 is part of the x86-64 baseline; no memory is accessed.
+        #[allow(unsafe_code)]
         unsafe {
-            let x = _mm_set_epi64x(b as i64, a as i64);
             let splat = |c: u8| _mm_set1_epi8(c as i8);
             // Signed compares: bytes >= 0x80 are negative, so they fail both ranges.
             let digit = _mm_and_si128(
@@ -115,6 +124,53 @@ mod sse2 {
             let packed = _mm_packus_epi16(bytes, bytes);
             Some((_mm_cvtsi128_si64(packed) as u64).swap_bytes())
         }
+    }
+
+    static DIGITS_A: [[u8; 16]; 4] = [
+        bytes(0xff, 0, 8),
+        bytes(0xff, 8, 12),
+        bytes(0xff, 12, 14),
+        bytes(0xff, 14, 16),
+    ];
+    static DIGITS_B: [[u8; 16]; 2] = [bytes(0xff, 0, 4), bytes(0xff, 4, 12)];
+
+    /// The 16 bytes of a UUID's text (8-4-4-4-12 hex digits, either case), or `None`.
+    #[inline(always)]
+    pub(super) fn decode_uuid(text: &[u8; 36]) -> Option<[u8; 16]> {
+        if text[8] != b'-' || text[13] != b'-' || text[18] != b'-' || text[23] != b'-' {
+            return None;
+        }
+        // The digits closed up into two vectors, the inverse of `encode_uuid`:
+        // a = c0..c7 c9..c12 c14..c17, b = c19..c22 c24..c35 (c: the text's bytes).
+        // SAFETY: SSE2 is part of the x86-64 baseline; `text` is 36 readable bytes (16
+        // loaded at 0 and at 16, unaligned), as are the 16-byte constants.
+        #[allow(unsafe_code)]
+        let (a, b) = unsafe {
+            let vector = |m: &[u8; 16]| _mm_loadu_si128(m.as_ptr().cast());
+            let x0 = _mm_loadu_si128(text.as_ptr().cast());
+            let x1 = _mm_loadu_si128(text.as_ptr().add(16).cast());
+            let tail = u32::from_le_bytes([text[32], text[33], text[34], text[35]]);
+            let a = _mm_or_si128(
+                _mm_or_si128(
+                    _mm_and_si128(x0, vector(&DIGITS_A[0])),
+                    _mm_and_si128(_mm_srli_si128(x0, 1), vector(&DIGITS_A[1])),
+                ),
+                _mm_or_si128(
+                    _mm_and_si128(_mm_srli_si128(x0, 2), vector(&DIGITS_A[2])),
+                    _mm_and_si128(_mm_slli_si128(x1, 14), vector(&DIGITS_A[3])),
+                ),
+            );
+            let b = _mm_or_si128(
+                _mm_or_si128(
+                    _mm_and_si128(_mm_srli_si128(x1, 3), vector(&DIGITS_B[0])),
+                    _mm_and_si128(_mm_srli_si128(x1, 4), vector(&DIGITS_B[1])),
+                ),
+                _mm_slli_si128(_mm_cvtsi32_si128(tail as i32), 12),
+            );
+            (a, b)
+        };
+        let (hi, lo) = (hex16_vector(a)?, hex16_vector(b)?);
+        Some(((u128::from(hi) << 64) | u128::from(lo)).to_be_bytes())
     }
 
     /// The 32 lower-case hex digits of `v`, first byte first, in two vectors.
@@ -297,6 +353,30 @@ pub(crate) fn encode_uuid(v: &[u8; 16], out: &mut [u8; 36]) {
     encode_uuid_bytes(v, out)
 }
 
+/// The 16 bytes written as a UUID's text (8-4-4-4-12 hex digits, either case), or
+/// `None` when `text` is not one. On x86-64 the digits are closed up in two vectors.
+#[inline(always)]
+pub(crate) fn decode_uuid(text: &[u8; 36]) -> Option<[u8; 16]> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::decode_uuid(text)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    decode_uuid_bytes(text)
+}
+
+/// [`decode_uuid`] from the dashes' positions and [`decode`]: the reference the vector
+/// code is tested against, and the code elsewhere.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn decode_uuid_bytes(text: &[u8; 36]) -> Option<[u8; 16]> {
+    if [8, 13, 18, 23].iter().any(|&i| text[i] != b'-') {
+        return None;
+    }
+    let digits: Vec<u8> = text.iter().copied().filter(|&c| c != b'-').collect();
+    let mut out = [0u8; 16];
+    (digits.len() == 32 && decode(&digits, &mut out)).then_some(out)
+}
+
 /// [`encode_uuid`] from the 32 digits, by copies: the reference the vector code is
 /// tested against, and the code elsewhere.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
@@ -355,6 +435,26 @@ mod tests {
         }
     }
 
+    /// The UUID reader against the reference, with every byte value in every position.
+    #[test]
+    fn uuid_reader_agrees_with_the_reference_on_every_byte() {
+        let v: [u8; 16] = *b"\x01\x23\x45\x67\x89\xab\xcd\xef\xfe\xdc\xba\x98\x76\x54\x32\x10";
+        let mut good = [0u8; 36];
+        encode_uuid(&v, &mut good);
+        assert_eq!(&good, b"01234567-89ab-cdef-fedc-ba9876543210");
+        for at in 0..36 {
+            for c in 0..=255u8 {
+                let mut text = good;
+                text[at] = c;
+                assert_eq!(
+                    decode_uuid(&text),
+                    decode_uuid_bytes(&text),
+                    "{c:#x} at {at}"
+                );
+            }
+        }
+    }
+
     proptest::proptest! {
         /// The 16-byte encoders against `const-hex` and the copying layout.
         #[test]
@@ -372,6 +472,24 @@ mod tests {
             let dashed = format!("{}-{}-{}-{}-{}", &const_hex::encode(&v[..4]), const_hex::encode(&v[4..6]),
                 const_hex::encode(&v[6..8]), const_hex::encode(&v[8..10]), const_hex::encode(&v[10..]));
             proptest::prop_assert_eq!(&uuid[..], dashed.as_bytes());
+        }
+
+        /// The UUID reader against the reference, on any text with any byte changed.
+        #[test]
+        fn uuids_read_as_the_reference_reads_them(
+            v in proptest::prelude::any::<[u8; 16]>(),
+            at in 0usize..36,
+            c in proptest::prelude::any::<u8>(),
+            upper in proptest::prelude::any::<bool>(),
+        ) {
+            let mut text = [0u8; 36];
+            encode_uuid(&v, &mut text);
+            if upper {
+                text.make_ascii_uppercase();
+            }
+            proptest::prop_assert_eq!(decode_uuid(&text), Some(v));
+            text[at] = c;
+            proptest::prop_assert_eq!(decode_uuid(&text), decode_uuid_bytes(&text));
         }
 
         #[test]

@@ -354,7 +354,13 @@ fn process(
         for i in 0..n {
             let rec = batch.recs[i];
             let line = &buf[rec.start..rec.end];
-            let parsed = if prefix.is_empty() {
+            let fast = match (prefix.is_empty(), opts.format, <&[u8; 36]>::try_from(line)) {
+                (true, Format::Uuid, Ok(text)) => crate::hex::decode_uuid(text),
+                _ => None,
+            };
+            let parsed = if let Some(block) = fast {
+                Ok(block)
+            } else if prefix.is_empty() {
                 opts.format.parse(line).map_err(InputError::from)
             } else {
                 match line.strip_prefix(prefix) {

@@ -159,24 +159,9 @@ impl Format {
         };
         match self {
             Format::Uuid => {
-                let dashes =
-                    text[8] == b'-' && text[13] == b'-' && text[18] == b'-' && text[23] == b'-';
-                if dashes {
-                    // 8-4-4-4-12: gather the middle 4-digit groups into 8-digit words,
-                    // in registers.
-                    let group = |at: usize| {
-                        u64::from(u32::from_le_bytes(
-                            text[at..at + 4].try_into().expect("4 bytes"),
-                        ))
-                    };
-                    let m1 = group(9) | (group(14) << 32);
-                    let m2 = group(19) | (group(24) << 32);
-                    if let (Some(hi), Some(lo)) = (
-                        hex16_words(word_at(text, 0), m1),
-                        hex16_words(m2, word_at(text, 28)),
-                    ) {
-                        return Ok(((u128::from(hi) << 64) | u128::from(lo)).to_be_bytes());
-                    }
+                let text: &[u8; 36] = text.try_into().expect("the width was checked");
+                if let Some(v) = crate::hex::decode_uuid(text) {
+                    return Ok(v);
                 }
                 // Find the first bad character for the message.
                 let position = (0..36)
