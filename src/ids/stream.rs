@@ -93,8 +93,9 @@ pub struct Summary {
 /// of its thread per chunk).
 const OUT_CHUNK: usize = 1 << 20;
 
-/// The output of a stream: a buffer zeroed once, written with fixed-size copies where
-/// possible (a libc call per short variable-length copy costs more than the AES work).
+/// The output of a stream: a buffer whose bytes are overwritten (zeroed only where it
+/// grows, including after a hand-off leaves another buffer in its place), written with
+/// fixed-size copies where possible (a libc call per short variable-length copy costs more than the AES work).
 struct Out {
     buf: Vec<u8>,
     pos: usize,
@@ -354,13 +355,7 @@ fn process(
         for i in 0..n {
             let rec = batch.recs[i];
             let line = &buf[rec.start..rec.end];
-            let fast = match (prefix.is_empty(), opts.format, <&[u8; 36]>::try_from(line)) {
-                (true, Format::Uuid, Ok(text)) => crate::hex::decode_uuid(text),
-                _ => None,
-            };
-            let parsed = if let Some(block) = fast {
-                Ok(block)
-            } else if prefix.is_empty() {
+            let parsed = if prefix.is_empty() {
                 opts.format.parse(line).map_err(InputError::from)
             } else {
                 match line.strip_prefix(prefix) {

@@ -140,9 +140,22 @@ impl Format {
         values.len() * w
     }
 
-    /// Parses the text form (either case where the alphabet allows).
-    #[inline]
+    /// Parses the text form (either case where the alphabet allows). A good UUID is read
+    /// inline at the call (the decode stream reads one per line); every other form, and
+    /// every error, in [`Format::parse_any`].
+    #[inline(always)]
     pub fn parse(self, text: &[u8]) -> Result<[u8; 16], TextError> {
+        if let (Format::Uuid, Ok(t)) = (self, <&[u8; 36]>::try_from(text))
+            && let Some(v) = crate::hex::decode_uuid(t)
+        {
+            return Ok(v);
+        }
+        self.parse_any(text)
+    }
+
+    /// [`Format::parse`] of any form.
+    #[inline(never)]
+    fn parse_any(self, text: &[u8]) -> Result<[u8; 16], TextError> {
         if text.is_empty() {
             return Err(TextError::Empty);
         }

@@ -2,7 +2,7 @@
 //! a buffer with a batch of lines, and the threaded writer swaps it for an empty one
 //! (copying it cost a sixth of `encode`'s time).
 
-use std::io::{self, BufWriter, LineWriter, Write};
+use std::io::{self, LineWriter, Write};
 
 /// A [`Write`] that can also take a whole buffer.
 pub trait Handoff: Write {
@@ -16,17 +16,9 @@ pub trait Handoff: Write {
 }
 
 impl Handoff for Vec<u8> {}
-impl Handoff for io::Sink {}
-impl<W: Write> Handoff for BufWriter<W> {}
 impl<W: Write> Handoff for LineWriter<W> {}
 
 impl<T: Handoff + ?Sized> Handoff for Box<T> {
-    fn hand_off(&mut self, buf: &mut Vec<u8>) -> io::Result<()> {
-        (**self).hand_off(buf)
-    }
-}
-
-impl<T: Handoff + ?Sized> Handoff for &mut T {
     fn hand_off(&mut self, buf: &mut Vec<u8>) -> io::Result<()> {
         (**self).hand_off(buf)
     }
