@@ -2,8 +2,8 @@
 //!
 //! 1. Latency of one encode and one decode in a dependent chain, in ns and timestamp-
 //!    counter ticks, beside the hardware floor (one AES-128 block chained in registers)
-//!    and the RustCrypto `aes` crate called once per block: medians of repeated runs,
-//!    printed as a table.
+//!    and the RustCrypto `aes` crate called once per block: medians of repeated runs, the
+//!    rows taking turns, printed as a table.
 //! 2. Throughput (criterion): batch encode, the in-process line stream, and the peers the
 //!    issue names (FF1 from the `fpe` crate, sqids, hashids) measured in the same run.
 //!
@@ -45,21 +45,19 @@ fn ticks() -> u64 {
     }
 }
 
-/// Median (ns per op, ticks per op) of `runs` runs of `n` chained operations.
-fn chain_median(runs: usize, n: u64, mut f: impl FnMut(u64) -> u64) -> (f64, f64) {
-    let mut ns = Vec::with_capacity(runs);
-    let mut tk = Vec::with_capacity(runs);
-    let mut x = 1u64;
-    for _ in 0..runs {
-        let (t0, c0) = (Instant::now(), ticks());
-        x = black_box(f(black_box(x)));
-        let (c1, t1) = (ticks(), Instant::now());
-        ns.push((t1 - t0).as_nanos() as f64 / n as f64);
-        tk.push((c1.wrapping_sub(c0)) as f64 / n as f64);
-    }
-    ns.sort_by(f64::total_cmp);
-    tk.sort_by(f64::total_cmp);
-    (ns[runs / 2], tk[runs / 2])
+/// One run of `n` chained operations starting from `x`: (ns per op, ticks per op, the
+/// last output, fed to the row's next run).
+fn chain_run(n: u64, x: u64, f: &mut dyn FnMut(u64) -> u64) -> (f64, f64, u64) {
+    let (t0, c0) = (Instant::now(), ticks());
+    let x = black_box(f(black_box(x)));
+    let (c1, t1) = (ticks(), Instant::now());
+    let ns = (t1 - t0).as_nanos() as f64 / n as f64;
+    (ns, c1.wrapping_sub(c0) as f64 / n as f64, x)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 fn latency_table(quick: bool) {
@@ -83,6 +81,7 @@ fn latency_table(quick: bool) {
         Chained(&'static str),
     }
     type Row<'a> = (&'a str, Box<dyn FnMut(u64) -> u64 + 'a>, Goal);
+    let table: Vec<[u8; 16]> = (0..1024).map(|i| det3.encode(i, 0).unwrap()).collect();
     let rows: Vec<Row> = vec![
         (
             "hardware floor: 1 AES-128 block, chained in registers",
@@ -185,7 +184,7 @@ fn latency_table(quick: bool) {
             Box::new(|x| {
                 // The next id to decode is chosen by this one's answer (a table of the
                 // encodings of 0..1024, in the L1 cache).
-                let table: Vec<[u8; 16]> = (0..1024).map(|i| det3.encode(i, 0).unwrap()).collect();
+                let table = &table;
                 let mut id = x & 1023;
                 for _ in 0..n {
                     id = det3.decode(&table[((id + 1) & 1023) as usize]).unwrap().0;
@@ -196,21 +195,32 @@ fn latency_table(quick: bool) {
         ),
     ];
     println!(
-        "\nLatency of one operation in a dependent chain (median of {runs} runs of {n}; AES-NI: {})",
+        "\nLatency of one operation in a dependent chain (median of {runs} interleaved runs of {n}; AES-NI: {})",
         veilkit::block::has_aesni()
     );
     println!(
         "{:<56} {:>8} {:>11} {:>9} {:>8}",
         "construction", "ns", "TSC ticks", "x floor", "target"
     );
-    let mut floor_ticks = 0.0;
-    let mut medians: Vec<(&str, f64)> = Vec::new();
-    for (name, mut f, goal) in rows {
-        let (ns, tk) = chain_median(runs, n, &mut f);
-        if floor_ticks == 0.0 {
-            floor_ticks = tk;
+    // The rows take turns, one run each, so that a noisy machine slows every row alike
+    // and a single-call row is compared with its chained row run by run (the median of
+    // the per-run ratios, and their range).
+    let mut rows = rows;
+    let mut xs = vec![1u64; rows.len()];
+    let mut ns = vec![Vec::with_capacity(runs); rows.len()];
+    let mut tk = vec![Vec::with_capacity(runs); rows.len()];
+    for _ in 0..runs {
+        for (i, (_, f, _)) in rows.iter_mut().enumerate() {
+            let (a, b, x) = chain_run(n, xs[i], f.as_mut());
+            ns[i].push(a);
+            tk[i].push(b);
+            xs[i] = x;
         }
-        let ratio = tk / floor_ticks;
+    }
+    let floor_ticks = median(tk[0].clone());
+    for (i, (name, _, goal)) in rows.iter().enumerate() {
+        let ticks = median(tk[i].clone());
+        let ratio = ticks / floor_ticks;
         let target = match goal {
             Goal::None => String::new(),
             Goal::Blocks(blocks) => {
@@ -218,14 +228,19 @@ fn latency_table(quick: bool) {
                 format!("{:.2} {}", blocks * 1.10, if ok { "ok" } else { "MISS" })
             }
             Goal::Chained(row) => {
-                let chained = medians.iter().find(|(n, _)| *n == row).expect("row").1;
-                let of = tk / chained;
+                let c = rows.iter().position(|r| r.0 == *row).expect("row");
+                let per_run: Vec<f64> = tk[i].iter().zip(&tk[c]).map(|(s, c)| s / c).collect();
+                let (lo, hi) = per_run
+                    .iter()
+                    .fold((f64::MAX, 0f64), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+                let of = median(per_run);
                 let ok = of <= 1.20;
-                format!("{of:.2}x chained (1.20) {}", if ok { "ok" } else { "MISS" })
+                let verdict = if ok { "ok" } else { "MISS" };
+                format!("{of:.2}x chained ({lo:.2}-{hi:.2}; 1.20) {verdict}")
             }
         };
-        medians.push((name, tk));
-        println!("{name:<56} {ns:>8.2} {tk:>11.1} {ratio:>9.2} {target:>8}");
+        let ns = median(ns[i].clone());
+        println!("{name:<56} {ns:>8.2} {ticks:>11.1} {ratio:>9.2} {target:>8}");
     }
     println!();
 }

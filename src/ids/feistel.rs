@@ -67,6 +67,7 @@ impl Network {
     }
 
     /// Runs the network forwards on one pair.
+    #[inline]
     pub fn encrypt(&self, mut l: u64, mut r: u64) -> (u64, u64) {
         #[cfg(target_arch = "x86_64")]
         if self.accelerated() {
@@ -85,6 +86,7 @@ impl Network {
     }
 
     /// Runs the network backwards on one pair.
+    #[inline]
     pub fn decrypt(&self, mut l: u64, mut r: u64) -> (u64, u64) {
         #[cfg(target_arch = "x86_64")]
         if self.accelerated() {

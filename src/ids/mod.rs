@@ -616,6 +616,7 @@ impl Codec {
     /// [`encode_many`](Codec::encode_many), without its batch set-up: one network or
     /// block on the stack, so that a single call costs about what the chained benchmark
     /// path does.
+    #[inline]
     pub fn encode(&self, id: u64, nonce: u64) -> Result<Block, InputError> {
         self.check_id(id)?;
         let stored = self.spec.form == Form::StoredNonce;
@@ -658,6 +659,7 @@ impl Codec {
 
     /// Decodes one encoded id into (id, nonce), with the same checks and answers as
     /// [`decode_many`](Codec::decode_many) without a key id.
+    #[inline]
     pub fn decode(&self, block: &Block) -> Result<(u64, u64), InputError> {
         let det = self.spec.form == Form::Deterministic;
         match self.spec.scheme {
