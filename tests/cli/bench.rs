@@ -6,12 +6,11 @@ use super::common::*;
 #[test]
 fn json_covers_every_section_in_the_documented_schema() {
     let dir = tempfile::tempdir().unwrap();
-    let out = veilkit()
-        .args(["bench", "all", "--tiny", "--json", "--threads", "1,2,max"])
-        .env("TMPDIR", dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+    let out = run_ok(
+        veilkit()
+            .args(["bench", "all", "--tiny", "--json", "--threads", "1,2,max"])
+            .env("TMPDIR", dir.path()),
+    );
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["schema"], "veilkit-bench/1");
     assert_eq!(j["scale"], "tiny");
@@ -68,8 +67,7 @@ fn json_covers_every_section_in_the_documented_schema() {
 
 #[test]
 fn tables_name_the_machine_and_the_published_figures() {
-    let out = veilkit().args(["bench", "ids", "--tiny"]).output().unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+    let out = run_ok(veilkit().args(["bench", "ids", "--tiny"]));
     let text = stdout_of(&out);
     assert!(text.starts_with("veilkit "), "{text}");
     assert!(text.contains("machine: "), "{text}");

@@ -2,7 +2,7 @@
 //! verifies before it listens, older formats keep working, and an incomplete per-prefix
 //! directory is refused unless marked partial.
 
-use super::common::{stderr_of, stdout_of, veilkit};
+use super::common::{run_ok, stderr_of, stdout_of, veilkit};
 use std::path::{Path, PathBuf};
 use veilkit::breach::format::Wide;
 use veilkit::breach::tier::AnyIndex;
@@ -141,12 +141,7 @@ fn indexes_of_the_earlier_formats_still_answer_and_check_their_tables_at_opening
                 "{file}"
             );
         }
-        let out = veilkit()
-            .args(["breach", "verify"])
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{file}: {}", stderr_of(&out));
+        run_ok(veilkit().args(["breach", "verify"]).arg(&path));
         // A damaged table is refused at opening.
         let bytes = std::fs::read(&path).unwrap();
         let table = if file.starts_with("exact") {
@@ -258,14 +253,13 @@ fn an_incomplete_per_prefix_directory_is_refused_unless_marked_partial() {
         stderr_of(&out)
     );
     assert!(!out_path.exists());
-    let out = veilkit()
-        .args(["breach", "build", "--allow-partial"])
-        .arg(&ranges)
-        .arg("-o")
-        .arg(&out_path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+    let out = run_ok(
+        veilkit()
+            .args(["breach", "build", "--allow-partial"])
+            .arg(&ranges)
+            .arg("-o")
+            .arg(&out_path),
+    );
     assert!(stderr_of(&out).contains("marked partial"));
     let info = veilkit()
         .args(["breach", "info"])
@@ -419,7 +413,7 @@ fn builds_read_pipes_and_fifos_like_files() {
         .success();
     // Process substitution: /dev/fd/N, a pipe.
     let got = dir.path().join("sub.idx");
-    let out = std::process::Command::new("bash")
+    run_ok(std::process::Command::new("bash")
         .arg("-c")
         .arg(format!(
             "\"$0\" breach build <(cat {}) -o {} && \"$0\" breach build --tier compact <(cat {}) -o {}",
@@ -428,10 +422,7 @@ fn builds_read_pipes_and_fifos_like_files() {
             dump.display(),
             dir.path().join("sub.compact").display()
         ))
-        .arg(super::common::bin())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+        .arg(super::common::bin()));
     assert_eq!(std::fs::read(&want).unwrap(), std::fs::read(&got).unwrap());
     // A named pipe, written by another process.
     let (fifo, writer) = super::common::fed_fifo(dir.path(), "fifo", std::fs::read(&dump).unwrap());

@@ -48,6 +48,13 @@ pub fn keyfile(dir: &Path, name: &str) -> PathBuf {
     path
 }
 
+/// Runs a command to its end and returns its output; unless it succeeded, fails the
+/// test showing the command line, its status and both of its streams.
+#[track_caller]
+pub fn run_ok(cmd: impl assert_cmd::output::OutputOkExt) -> std::process::Output {
+    cmd.ok().unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Stderr of an output as text.
 pub fn stderr_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -135,8 +135,7 @@ fn writing_into_a_missing_directory_fails_cleanly() {
 
 #[test]
 fn dash_means_stdout() {
-    let out = veilkit().args(["keygen", "-o", "-"]).output().unwrap();
-    assert!(out.status.success());
+    let out = run_ok(veilkit().args(["keygen", "-o", "-"]));
     assert!(stdout_of(&out).contains("veilkit-key-1:1:"));
 }
 
@@ -170,14 +169,13 @@ fn no_progress_bar_off_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let dump = dir.path().join("d.txt");
     std::fs::write(&dump, "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3\n").unwrap();
-    let out = veilkit()
-        .args(["breach", "build"])
-        .arg(&dump)
-        .arg("-o")
-        .arg(dir.path().join("a.idx"))
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = run_ok(
+        veilkit()
+            .args(["breach", "build"])
+            .arg(&dump)
+            .arg("-o")
+            .arg(dir.path().join("a.idx")),
+    );
     let err = stderr_of(&out);
     assert_eq!(err.lines().count(), 1, "{err:?}");
     assert!(err.starts_with("veilkit: built "), "{err:?}");

@@ -74,12 +74,7 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
     std::fs::copy(&journal, &kept_copy).unwrap();
 
     // The rerun continues, and the result is the build of the same data.
-    let done = download().output().unwrap();
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    run_ok(&mut download());
     assert_eq!(
         std::fs::read(&out).unwrap(),
         std::fs::read(&reference).unwrap()
@@ -191,24 +186,22 @@ fn an_update_fetches_only_what_changed_and_gives_the_build_of_the_new_data() {
     let out = dir.path().join("hibp.idx");
     {
         let server = Server::start(&[&a]);
-        let r = std_veilkit()
-            .args(["-q", "breach", "download", "--source"])
-            .arg(format!("http://{}", server.addr))
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        run_ok(
+            std_veilkit()
+                .args(["-q", "breach", "download", "--source"])
+                .arg(format!("http://{}", server.addr))
+                .arg("-o")
+                .arg(&out),
+        );
     }
     let server = Server::start(&[&b]);
     let update = || {
-        let r = std_veilkit()
-            .args(["breach", "update", "--json", "--source"])
-            .arg(format!("http://{}", server.addr))
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        let r = run_ok(
+            std_veilkit()
+                .args(["breach", "update", "--json", "--source"])
+                .arg(format!("http://{}", server.addr))
+                .arg(&out),
+        );
         serde_json::from_slice::<serde_json::Value>(&r.stdout).unwrap()
     };
     let v = update();
@@ -308,18 +301,17 @@ fn a_download_goes_through_the_proxy_that_http_proxy_names() {
     let proxy = Proxy::start(bodies);
     let out = dir.path().join("hibp.idx");
     // The host does not resolve: only the proxy can answer.
-    let r = std_veilkit()
-        .args(["-q", "breach", "download", "--parallel", "16", "--source"])
-        .arg("http://mirror.invalid/r/{prefix}")
-        .arg("-o")
-        .arg(&out)
-        .env("HTTP_PROXY", format!("http://{}", proxy.addr))
-        .env_remove("http_proxy")
-        .env_remove("NO_PROXY")
-        .env_remove("no_proxy")
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    run_ok(
+        std_veilkit()
+            .args(["-q", "breach", "download", "--parallel", "16", "--source"])
+            .arg("http://mirror.invalid/r/{prefix}")
+            .arg("-o")
+            .arg(&out)
+            .env("HTTP_PROXY", format!("http://{}", proxy.addr))
+            .env_remove("http_proxy")
+            .env_remove("NO_PROXY")
+            .env_remove("no_proxy"),
+    );
     assert_eq!(
         std::fs::read(&out).unwrap(),
         std::fs::read(&reference).unwrap()

@@ -71,8 +71,7 @@ fn completions_and_man_pages_come_from_the_installed_binary() {
         ("elvish", "veilkit.elv"),
         ("powershell", "_veilkit.ps1"),
     ] {
-        let out = veilkit().args(["completions", shell]).output().unwrap();
-        assert!(out.status.success(), "{shell}: {}", stderr_of(&out));
+        let out = run_ok(veilkit().args(["completions", shell]));
         assert_eq!(
             out.stdout,
             std::fs::read(root.join("completions").join(file)).unwrap(),
@@ -83,8 +82,7 @@ fn completions_and_man_pages_come_from_the_installed_binary() {
     assert_eq!(bad.status.code(), Some(2));
     // The top-level page on stdout; every page into a directory, refused over existing
     // pages without --force.
-    let out = veilkit().arg("man").output().unwrap();
-    assert!(out.status.success());
+    let out = run_ok(veilkit().arg("man"));
     assert_eq!(
         out.stdout,
         std::fs::read(root.join("man/veilkit.1")).unwrap()

@@ -217,13 +217,12 @@ fn ids_of_older_keys_decode_and_reencode_moves_them_forward() {
     let key = keyfile(dir.path(), "ring.key");
     let k = key.to_str().unwrap();
     let enc = |stdin: &str, args: &[&str]| {
-        let out = veilkit()
-            .args(args)
-            .args(["--key-file", k])
-            .write_stdin(stdin.to_string())
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?} {}", stderr_of(&out));
+        let out = run_ok(
+            veilkit()
+                .args(args)
+                .args(["--key-file", k])
+                .write_stdin(stdin.to_string()),
+        );
         stdout_of(&out)
     };
     let old = enc("10\n11\n", &["encode"]);

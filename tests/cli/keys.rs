@@ -17,12 +17,7 @@ fn key_files_are_created_owner_only() {
 fn key_file_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let key = keyfile(dir.path(), "k.key");
-    let out = veilkit()
-        .args(["keys", "--key-file"])
-        .arg(&key)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+    let out = run_ok(veilkit().args(["keys", "--key-file"]).arg(&key));
     let text = stdout_of(&out);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2);
@@ -116,8 +111,7 @@ fn key_from_each_source_and_their_precedence() {
     let a = keyfile(dir.path(), "a.key");
     let b = keyfile(dir.path(), "b.key");
     let listing = |cmd: &mut assert_cmd::Command| {
-        let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{}", stderr_of(&out));
+        let out = run_ok(cmd);
         stdout_of(&out)
     };
     let from_a = listing(veilkit().args(["keys", "--key-file"]).arg(&a));
@@ -157,12 +151,11 @@ fn key_from_each_source_and_their_precedence() {
     // A file descriptor, through /dev/fd (Linux).
     #[cfg(target_os = "linux")]
     {
-        let out = veilkit()
-            .args(["keys", "--key-file", "/dev/stdin"])
-            .write_stdin(text_b.clone())
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", stderr_of(&out));
+        let out = run_ok(
+            veilkit()
+                .args(["keys", "--key-file", "/dev/stdin"])
+                .write_stdin(text_b.clone()),
+        );
         assert_eq!(stdout_of(&out), from_b);
     }
 }

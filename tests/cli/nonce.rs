@@ -6,14 +6,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 fn nonces(state: &Path, args: &[&str]) -> Vec<String> {
-    let out = veilkit()
-        .arg("nonce")
-        .arg("--state")
-        .arg(state)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{args:?}: {}", stderr_of(&out));
+    let out = run_ok(veilkit().arg("nonce").arg("--state").arg(state).args(args));
     stdout_of(&out).lines().map(str::to_string).collect()
 }
 
@@ -113,31 +106,29 @@ fn encrypted_nonces_decrypt_to_counters() {
     let st = dir.path().join("state");
     let key = keyfile(dir.path(), "k.key");
     for bits in ["64", "96", "128"] {
-        let enc = veilkit()
-            .args([
-                "nonce",
-                "--kind",
-                "encrypted",
-                "--bits",
-                bits,
-                "-n",
-                "50",
-                "--key-file",
-            ])
-            .arg(&key)
-            .arg("--state")
-            .arg(&st)
-            .output()
-            .unwrap();
-        assert!(enc.status.success(), "{}", stderr_of(&enc));
+        let enc = run_ok(
+            veilkit()
+                .args([
+                    "nonce",
+                    "--kind",
+                    "encrypted",
+                    "--bits",
+                    bits,
+                    "-n",
+                    "50",
+                    "--key-file",
+                ])
+                .arg(&key)
+                .arg("--state")
+                .arg(&st),
+        );
         let text = stdout_of(&enc);
-        let dec = veilkit()
-            .args(["nonce", "--decrypt", "--bits", bits, "--key-file"])
-            .arg(&key)
-            .write_stdin(text.clone())
-            .output()
-            .unwrap();
-        assert!(dec.status.success(), "{}", stderr_of(&dec));
+        let dec = run_ok(
+            veilkit()
+                .args(["nonce", "--decrypt", "--bits", bits, "--key-file"])
+                .arg(&key)
+                .write_stdin(text.clone()),
+        );
         let counters: Vec<u128> = stdout_of(&dec)
             .lines()
             .map(|l| u128::from_str_radix(l, 16).unwrap())
@@ -308,12 +299,11 @@ fn impossible_state_files_and_exhaustion_are_precise_errors() {
     }
     // The documented form without the clock mark is accepted and continues after it.
     std::fs::write(&st, "veilkit-nonce-state 1\n1 128 41\n").unwrap();
-    let out = veilkit()
-        .args(["nonce", "--machine-id", "1", "--kind", "counter", "--state"])
-        .arg(&st)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+    run_ok(
+        veilkit()
+            .args(["nonce", "--machine-id", "1", "--kind", "counter", "--state"])
+            .arg(&st),
+    );
 }
 
 /// The state file after a run holds the last value issued, not the end of what the run

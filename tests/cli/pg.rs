@@ -2,7 +2,7 @@
 //! temporary directory on a free loopback port, stopped at the end. Every scheme and
 //! format gives the same text from the CLI and from SQL, both ways.
 
-use super::common::{have, std_veilkit, stderr_of};
+use super::common::{have, run_ok, std_veilkit, stderr_of};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -84,22 +84,20 @@ impl Pg {
             runas,
         };
         let data = pg.dir.path().join("data");
-        let out = pg
-            .server_cmd("initdb")
-            .args([
-                "-A",
-                "trust",
-                "-U",
-                "postgres",
-                "-E",
-                "UTF8",
-                "--no-sync",
-                "-D",
-            ])
-            .arg(&data)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "initdb: {}", stderr_of(&out));
+        run_ok(
+            pg.server_cmd("initdb")
+                .args([
+                    "-A",
+                    "trust",
+                    "-U",
+                    "postgres",
+                    "-E",
+                    "UTF8",
+                    "--no-sync",
+                    "-D",
+                ])
+                .arg(&data),
+        );
         let opts = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
             pg.port,
@@ -190,20 +188,10 @@ impl Drop for Pg {
 /// A two-key ring (key 2 current) and the ring of key 1 alone.
 fn rings(dir: &Path) -> (PathBuf, PathBuf) {
     let two = dir.join("two.key");
-    let st = std_veilkit()
-        .args(["keygen", "-o"])
-        .arg(&two)
-        .output()
-        .unwrap();
-    assert!(st.status.success());
+    run_ok(std_veilkit().args(["keygen", "-o"]).arg(&two));
     let one = dir.join("one.key");
     std::fs::copy(&two, &one).unwrap();
-    let st = std_veilkit()
-        .args(["keygen", "--add"])
-        .arg(&two)
-        .output()
-        .unwrap();
-    assert!(st.status.success());
+    run_ok(std_veilkit().args(["keygen", "--add"]).arg(&two));
     (two, one)
 }
 
@@ -470,12 +458,7 @@ fn sql_functions_use_indexes_keep_views_and_keep_keys_from_readers() {
     );
     // Rotation: a new key in the ring; --rotate replaces the keys, the view stays, new
     // ids use the new key and old ones still decode.
-    let st = std_veilkit()
-        .args(["keygen", "--add"])
-        .arg(&two)
-        .output()
-        .unwrap();
-    assert!(st.status.success());
+    run_ok(std_veilkit().args(["keygen", "--add"]).arg(&two));
     let keys = cli(&["ids", "sql", "--rotate"], &two, b"");
     assert!(!String::from_utf8_lossy(&keys.stdout).contains("CREATE OR REPLACE FUNCTION"));
     pg.ok(std::str::from_utf8(&keys.stdout).unwrap());
@@ -510,12 +493,7 @@ fn sql_functions_use_indexes_keep_views_and_keep_keys_from_readers() {
             line.trim().to_string()
         };
         assert_eq!(ask("SELECT veilkit.encode(7);"), new7);
-        let st = std_veilkit()
-            .args(["keygen", "--add"])
-            .arg(&two)
-            .output()
-            .unwrap();
-        assert!(st.status.success());
+        run_ok(std_veilkit().args(["keygen", "--add"]).arg(&two));
         let keys = cli(&["ids", "sql", "--rotate"], &two, b"");
         pg.ok(std::str::from_utf8(&keys.stdout).unwrap());
         let newer7 = cli(&["encode", "7"], &two, b"");

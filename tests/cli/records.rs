@@ -1,6 +1,6 @@
 //! `veilkit records`: the real binary on real files.
 
-use super::common::{keyfile, std_veilkit, stderr_of, stdout_of, veilkit};
+use super::common::{keyfile, run_ok, std_veilkit, stderr_of, stdout_of, veilkit};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -467,52 +467,35 @@ fn field_encryption_round_trips_through_the_cli() {
     let dir = tempfile::tempdir().unwrap();
     let key = keyfile(dir.path(), "k.key");
     let input = "id,email,ssn\n1,a@x.org,123\n2,b@x.org,456\n3,a@x.org,789\n";
-    let enc = veilkit()
-        .args([
-            "records",
-            "encrypt-fields",
-            "--fields",
-            "email,ssn",
-            "--token-fields",
-            "email",
-            "--key-file",
-        ])
-        .arg(&key)
-        .write_stdin(input)
-        .output()
-        .unwrap();
-    assert!(enc.status.success(), "{}", stderr_of(&enc));
+    let fields = [
+        "--fields",
+        "email,ssn",
+        "--token-fields",
+        "email",
+        "--key-file",
+    ];
+    let enc = run_ok(
+        veilkit()
+            .args(["records", "encrypt-fields"])
+            .args(fields)
+            .arg(&key)
+            .write_stdin(input),
+    );
     let text = stdout_of(&enc);
     assert!(text.starts_with("id,email,email_token,ssn\n"));
     assert!(!text.contains("a@x.org"));
-    let dec = veilkit()
-        .args([
-            "records",
-            "decrypt-fields",
-            "--fields",
-            "email,ssn",
-            "--token-fields",
-            "email",
-            "--key-file",
-        ])
-        .arg(&key)
-        .write_stdin(text.clone())
-        .output()
-        .unwrap();
+    let dec = run_ok(
+        veilkit()
+            .args(["records", "decrypt-fields"])
+            .args(fields)
+            .arg(&key)
+            .write_stdin(text.clone()),
+    );
     assert_eq!(stdout_of(&dec), input);
     // The wrong context is an error naming line and column.
     let dec = veilkit()
-        .args([
-            "records",
-            "decrypt-fields",
-            "--fields",
-            "email,ssn",
-            "--token-fields",
-            "email",
-            "--context",
-            "x",
-            "--key-file",
-        ])
+        .args(["records", "decrypt-fields", "--context", "x"])
+        .args(fields)
         .arg(&key)
         .write_stdin(text)
         .output()

@@ -2,7 +2,7 @@
 //! `age-keygen`: keys they make are taken as they are, and the X25519 stanza veilkit
 //! computes is the one age computes (both ways, through real age files).
 
-use super::common::{have_program, keyfile, stderr_of, veilkit};
+use super::common::{have_program, keyfile, run_ok, stderr_of, veilkit};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD_NO_PAD as B64;
 use chacha20poly1305::ChaCha20Poly1305;
@@ -27,12 +27,11 @@ fn keygen(dir: &Path, name: &str) -> (PathBuf, String) {
         .status()
         .unwrap();
     assert!(st.success());
-    let out = std::process::Command::new("age-keygen")
-        .arg("-y")
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = run_ok(
+        std::process::Command::new("age-keygen")
+            .arg("-y")
+            .arg(&path),
+    );
     (
         path,
         String::from_utf8(out.stdout).unwrap().trim().to_string(),
@@ -375,13 +374,12 @@ fn the_x25519_stanza_is_the_one_age_computes() {
     out.extend_from_slice(&ct);
     let ours = d.join("ours.age");
     std::fs::write(&ours, out).unwrap();
-    let dec = std::process::Command::new("age")
-        .arg("-d")
-        .arg("-i")
-        .arg(&idf)
-        .arg(&ours)
-        .output()
-        .unwrap();
-    assert!(dec.status.success(), "{}", stderr_of(&dec));
+    let dec = run_ok(
+        std::process::Command::new("age")
+            .arg("-d")
+            .arg("-i")
+            .arg(&idf)
+            .arg(&ours),
+    );
     assert_eq!(dec.stdout, b"hello from veilkit");
 }

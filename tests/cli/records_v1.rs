@@ -1,7 +1,7 @@
 //! Record files of format version 1, made by the version-1 code (tests/fixtures/
 //! records-v1): they keep opening, and updating upgrades their header in place.
 
-use super::common::{stderr_of, stdout_of, veilkit};
+use super::common::{run_ok, stderr_of, stdout_of, veilkit};
 use std::path::{Path, PathBuf};
 
 const FIXTURES: &str = "tests/fixtures/records-v1";
@@ -181,20 +181,19 @@ fn updating_a_version_1_file_upgrades_its_header_in_place() {
     let before = std::fs::metadata(d.join("customers-v1.vkr")).unwrap().len();
     assert!(before >= 2 * 65536, "the format-1 header area is kept");
     // And the line file, appended to after a last line without a line end.
-    let out = veilkit()
-        .args([
-            "records",
-            "append",
-            "log-v1.vkr",
-            "-",
-            "--key-file",
-            "key.txt",
-        ])
-        .current_dir(&d)
-        .write_stdin("appended 3\n")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+    run_ok(
+        veilkit()
+            .args([
+                "records",
+                "append",
+                "log-v1.vkr",
+                "-",
+                "--key-file",
+                "key.txt",
+            ])
+            .current_dir(&d)
+            .write_stdin("appended 3\n"),
+    );
     let out = run(
         &d,
         &["records", "open", "log-v1.vkr", "--key-file", "key.txt"],

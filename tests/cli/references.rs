@@ -2,7 +2,7 @@
 //! alone, run against the documents' test vectors and against what veilkit writes: a
 //! document that no longer says how veilkit's bytes are made fails here.
 
-use super::common::{have_program, keyfile, veilkit};
+use super::common::{have_program, keyfile, run_ok, veilkit};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -23,15 +23,10 @@ pub fn python(what: &str, probe: &str) -> Option<String> {
 
 /// Runs `docs/reference/SCRIPT` with `args`; its standard output (it must succeed).
 pub fn run(python: &str, script: &str, args: &[&std::ffi::OsStr]) -> Vec<u8> {
-    let out = Command::new(python)
-        .arg(repo().join("docs/reference").join(script))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{script} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        Command::new(python)
+            .arg(repo().join("docs/reference").join(script))
+            .args(args),
     );
     out.stdout
 }
@@ -226,12 +221,7 @@ fn the_breach_reference_builds_the_files_veilkit_builds_byte_for_byte() {
 fn same_as_veilkit(python: &str, file: &Path, secret: &[&std::ffi::OsStr], keys: &[String]) {
     let mut ours = veilkit();
     ours.args(["records", "open"]).arg(file).args(secret);
-    let want = ours.output().unwrap();
-    assert!(
-        want.status.success(),
-        "{}",
-        String::from_utf8_lossy(&want.stderr)
-    );
+    let want = run_ok(&mut ours);
     let mut args: Vec<&std::ffi::OsStr> = vec![file.as_os_str()];
     args.extend(secret);
     assert!(
@@ -406,12 +396,7 @@ fn the_records_reference_reads_what_veilkit_writes() {
         return;
     }
     let identity = path("id.txt");
-    let made = Command::new("age-keygen")
-        .arg("-o")
-        .arg(&identity)
-        .output()
-        .unwrap();
-    assert!(made.status.success());
+    run_ok(Command::new("age-keygen").arg("-o").arg(&identity));
     let recipient = Command::new("age-keygen")
         .arg("-y")
         .arg(&identity)
@@ -447,18 +432,13 @@ fn the_fields_reference_decrypts_what_encrypt_fields_writes() {
     }
     let plain = d.join("plain.csv");
     std::fs::write(&plain, &csv).unwrap();
-    let out = veilkit()
-        .args(["records", "encrypt-fields", "--fields", "name,note"])
-        .args(["--token-fields", "name", "--context", "users"])
-        .arg(&plain)
-        .arg("--key-file")
-        .arg(&key)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        veilkit()
+            .args(["records", "encrypt-fields", "--fields", "name,note"])
+            .args(["--token-fields", "name", "--context", "users"])
+            .arg(&plain)
+            .arg("--key-file")
+            .arg(&key),
     );
     let sealed = d.join("sealed.csv");
     std::fs::write(&sealed, &out.stdout).unwrap();
@@ -485,17 +465,12 @@ fn the_fields_reference_decrypts_what_encrypt_fields_writes() {
 /// `veilkit nonce NONCE_ARGS` with `--state state`; its nonces, one hex value a line,
 /// written to `dir/name`.
 fn nonces(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
-    let out = veilkit()
-        .arg("nonce")
-        .args(args)
-        .arg("--state")
-        .arg(dir.join("state"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        veilkit()
+            .arg("nonce")
+            .args(args)
+            .arg("--state")
+            .arg(dir.join("state")),
     );
     let path = dir.join(name);
     std::fs::write(&path, &out.stdout).unwrap();

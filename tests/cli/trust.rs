@@ -2,7 +2,7 @@
 //! memory (item 5), devices and pipes are never replaced by an atomic write (item 4),
 //! and CSV is read strictly, never leaving a chosen column in the clear (item 3).
 
-use super::common::{fifo, keyfile, std_veilkit, stderr_of, stdout_of, veilkit};
+use super::common::{fifo, keyfile, run_ok, std_veilkit, stderr_of, stdout_of, veilkit};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -252,14 +252,13 @@ fn devices_and_pipes_are_written_into_or_refused_never_replaced() {
         }
     }
     // `-o /dev/stdout` streams to standard output.
-    let out = veilkit()
-        .args(["records", "open"])
-        .arg(&records)
-        .args(["-o", "/dev/stdout", "--key-file"])
-        .arg(&key)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+    let out = run_ok(
+        veilkit()
+            .args(["records", "open"])
+            .arg(&records)
+            .args(["-o", "/dev/stdout", "--key-file"])
+            .arg(&key),
+    );
     assert_eq!(out.stdout, b"a\nb\n");
 }
 
@@ -336,26 +335,24 @@ fn untouched_fields_pass_through_byte_for_byte() {
     let key = keyfile(dir.path(), "k.key");
     let input =
         "id,\"quoted name\",ssn\r\n1,\"Smith, J\",078-05-1120\r\n\r\n2,\"plain\",\"219\"\r\n";
-    let enc = veilkit()
-        .args(["records", "encrypt-fields", "--fields", "ssn", "--key-file"])
-        .arg(&key)
-        .write_stdin(input)
-        .output()
-        .unwrap();
-    assert!(enc.status.success(), "{}", stderr_of(&enc));
+    let enc = run_ok(
+        veilkit()
+            .args(["records", "encrypt-fields", "--fields", "ssn", "--key-file"])
+            .arg(&key)
+            .write_stdin(input),
+    );
     let text = stdout_of(&enc);
     assert!(
         text.starts_with("id,\"quoted name\",ssn\r\n1,\"Smith, J\","),
         "{text}"
     );
     assert!(text.contains("\r\n\r\n2,\"plain\","), "{text}");
-    let dec = veilkit()
-        .args(["records", "decrypt-fields", "--fields", "ssn", "--key-file"])
-        .arg(&key)
-        .write_stdin(enc.stdout.clone())
-        .output()
-        .unwrap();
-    assert!(dec.status.success(), "{}", stderr_of(&dec));
+    let dec = run_ok(
+        veilkit()
+            .args(["records", "decrypt-fields", "--fields", "ssn", "--key-file"])
+            .arg(&key)
+            .write_stdin(enc.stdout.clone()),
+    );
     // The quotes of the last ssn are not kept (it was re-encoded), all else is.
     assert_eq!(stdout_of(&dec), input.replace("\"219\"", "219"),);
 }
@@ -591,16 +588,15 @@ fn adding_a_key_with_the_same_id_keeps_the_other_slot() {
         .arg(&k1)
         .assert()
         .success();
-    let out = veilkit()
-        .args(["records", "rekey"])
-        .arg(&file)
-        .arg("--key-file")
-        .arg(&k1)
-        .arg("--add-key-file")
-        .arg(&k2)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+    let out = run_ok(
+        veilkit()
+            .args(["records", "rekey"])
+            .arg(&file)
+            .arg("--key-file")
+            .arg(&k1)
+            .arg("--add-key-file")
+            .arg(&k2),
+    );
     let fp = |k: &Path| {
         let out = veilkit()
             .arg("keys")
@@ -711,12 +707,11 @@ fn a_key_file_of_dash_reads_standard_input() {
         .arg(&key)
         .output()
         .unwrap();
-    let by_stdin = veilkit()
-        .args(["encode", "42", "--key-file", "-"])
-        .write_stdin(text.clone())
-        .output()
-        .unwrap();
-    assert!(by_stdin.status.success(), "{}", stderr_of(&by_stdin));
+    let by_stdin = run_ok(
+        veilkit()
+            .args(["encode", "42", "--key-file", "-"])
+            .write_stdin(text.clone()),
+    );
     assert_eq!(by_stdin.stdout, by_file.stdout);
     let both = veilkit()
         .args(["encode", "--key-file", "-"])
