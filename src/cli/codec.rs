@@ -9,7 +9,6 @@ use crate::ids::text::Format;
 use crate::ids::{Codec, Form, Scheme, Spec};
 use anyhow::Context;
 use clap::ValueEnum;
-use std::io::Read;
 
 /// `--scheme`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -290,12 +289,11 @@ pub fn run(args: &CodecArgs, prepared: Prepared, _global: Global) -> anyhow::Res
     } else {
         super::input::take_stdin("the input")?;
         super::output::enlarge_pipe(0);
-        let stdin = std::io::stdin();
-        let mut lock = stdin.lock();
+        let mut input = super::input::stdin_stream();
         stream::run(
             &prepared.codec,
             &prepared.options,
-            &mut lock as &mut dyn Read,
+            &mut *input,
             &mut out,
             &mut on_error,
         )

@@ -51,6 +51,28 @@ pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
     }
 }
 
+/// Standard input for streams of millions of lines (`encode`, `decode`), taken by the
+/// caller: a regular file is read ahead on a thread of its own, in the chunks the line
+/// reader asks for, so that the kernel's copy of the next megabyte runs on another core;
+/// a pipe (whose writer is already another process) or a terminal is read as it is.
+pub fn stdin_stream() -> Box<dyn io::Read> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let stdin = io::stdin();
+        let regular = rustix::fs::fstat(stdin.as_fd()).is_ok_and(|st| {
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile
+        });
+        if regular && let Ok(fd) = stdin.as_fd().try_clone_to_owned() {
+            return Box::new(crate::streams::ReadAhead::new(
+                File::from(fd),
+                crate::streams::BLOCK_READ,
+            ));
+        }
+    }
+    Box::new(io::stdin().lock())
+}
+
 /// A file read through a buffer of [`STREAM_BUFFER`] bytes.
 fn buffered(f: File) -> Box<dyn BufRead> {
     Box::new(BufReader::with_capacity(STREAM_BUFFER, f))

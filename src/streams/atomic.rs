@@ -254,14 +254,19 @@ pub fn remove_live_temp_files() {
     }
 }
 
+/// The directory holding `path`: its parent, or `.` for a bare name.
+pub fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
 /// Where the temporary file or directory for `target` goes: its directory, and the
 /// name's start `.NAME.pidPID.` (a random part and `.tmp` follow). Those that killed
 /// processes writing the same name left behind are removed first.
 fn temp_place(target: &Path) -> (PathBuf, String) {
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = parent_dir(target).to_path_buf();
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -484,11 +489,7 @@ impl Drop for AtomicFile {
 pub fn sync_parent_dir(path: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        File::open(dir)?.sync_all()?;
+        File::open(parent_dir(path))?.sync_all()?;
     }
     #[cfg(not(unix))]
     let _ = path;

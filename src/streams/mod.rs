@@ -12,6 +12,7 @@ mod chunk;
 mod direct;
 mod handoff;
 mod lines;
+mod readahead;
 mod threaded;
 
 #[cfg(unix)]
@@ -21,4 +22,5 @@ pub use chunk::*;
 pub use direct::*;
 pub use handoff::*;
 pub use lines::*;
+pub use readahead::*;
 pub use threaded::*;

@@ -394,3 +394,64 @@ fn csv_fields_are_read_as_records_read_csv() {
     assert_eq!(code, 0);
     assert_eq!(out, "id\n20e2525d-36bc-87ea-91d2-deb59e163fee\n");
 }
+
+/// A regular file as standard input is read ahead on a thread of its own: the same
+/// output, the same errors with the same line numbers and the same status as the same
+/// bytes through a pipe, over several megabytes (many chunks), a bad line in the middle
+/// and a last line without its line end.
+#[test]
+fn a_file_as_stdin_gives_what_a_pipe_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..400_000u64 {
+        text.push_str(&(i * 7919).to_string());
+        text.push('\n');
+        if i == 250_000 {
+            text.push_str("12x4\n");
+        }
+    }
+    text.push_str("99");
+    let file = dir.path().join("ids.txt");
+    std::fs::write(&file, &text).unwrap();
+    for args in [&["encode", "--keep-going"][..], &["encode"][..]] {
+        let piped = with_key()
+            .args(args)
+            .write_stdin(text.clone())
+            .output()
+            .unwrap();
+        let filed = std_veilkit()
+            .env("VEILKIT_KEY", FIXED_KEY)
+            .args(args)
+            .stdin(Stdio::from(std::fs::File::open(&file).unwrap()))
+            .output()
+            .unwrap();
+        assert_eq!(filed.status.code(), Some(2), "{args:?}");
+        assert_eq!(filed.status.code(), piped.status.code(), "{args:?}");
+        assert_eq!(stderr_of(&filed), stderr_of(&piped), "{args:?}");
+        assert!(
+            stderr_of(&filed).contains("line 250002"),
+            "{}",
+            stderr_of(&filed)
+        );
+        assert!(filed.stdout == piped.stdout, "{args:?}: outputs differ");
+    }
+    // And back: decode of the encoded file, read ahead, gives the numbers again.
+    let good: String = text
+        .lines()
+        .filter(|l| !l.contains('x'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let encoded = run_ok(with_key().arg("encode").write_stdin(good.clone()));
+    let uuids = dir.path().join("uuids.txt");
+    std::fs::write(&uuids, &encoded.stdout).unwrap();
+    let decoded = run_ok(
+        std_veilkit()
+            .env("VEILKIT_KEY", FIXED_KEY)
+            .arg("decode")
+            .stdin(Stdio::from(std::fs::File::open(&uuids).unwrap())),
+    );
+    assert!(
+        decoded.stdout == good.as_bytes(),
+        "decode did not give the ids back"
+    );
+}

@@ -174,10 +174,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             ..NewFile::default()
         },
     )?;
-    let spool = match args.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let spool = crate::streams::parent_dir(&args.output).to_path_buf();
     let mut input = open_dump(&args.dump)?;
     if args.tier == TierArg::Exact {
         let summary = build_exact(

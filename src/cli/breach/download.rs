@@ -199,10 +199,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             ..NewFile::default()
         },
     )?;
-    let dir = match args.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = crate::streams::parent_dir(&args.output).to_path_buf();
     let journal = journal_path(&args.output);
     let exact = args.tier == TierArg::Exact;
     // The sidecar is written beside the index, committed after it.

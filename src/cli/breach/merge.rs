@@ -70,10 +70,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             ..NewFile::default()
         },
     )?;
-    let spool = match args.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let spool = crate::streams::parent_dir(&args.output).to_path_buf();
     let bar = Bar::items(global, "merging ranges", "ranges");
     let summary = crate::breach::ranges::merge(
         &index,

@@ -115,10 +115,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             ..NewFile::default()
         },
     )?;
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = crate::streams::parent_dir(&target).to_path_buf();
     let journal = journal_path(&target);
     let bar = Bar::ranges(global, "ranges");
     let stats = download::download(

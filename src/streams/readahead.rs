@@ -1,0 +1,198 @@
+//! A reader that reads ahead on a thread of its own, so that the kernel's copy of the
+//! next chunk of a large input runs on another core while this one works on the last.
+
+use std::io::{self, Read};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+
+/// Chunks read but not yet taken: with the one being read and the one being taken, at
+/// most `QUEUED + 2` chunks of memory are held.
+const QUEUED: usize = 2;
+
+/// A [`Read`] whose reads are made ahead of time by a thread that owns the inner reader.
+///
+/// Bytes come out in order and unchanged; the inner reader's error is returned in its
+/// place in the stream (after every byte read before it), and the stream ends there. A
+/// read of the inner reader interrupted by a signal is retried. The thread stops at the
+/// end of the input, at an error, or when this reader is dropped and it has a chunk to
+/// hand over; it is not joined, so a thread waiting on a read that never returns (a
+/// terminal) does not hold up the drop.
+pub struct ReadAhead {
+    filled: Receiver<io::Result<(Vec<u8>, usize)>>,
+    spare: SyncSender<Vec<u8>>,
+    cur: Vec<u8>,
+    /// Bytes of `cur` that hold input, and how many of them were taken.
+    len: usize,
+    pos: usize,
+    done: bool,
+}
+
+impl ReadAhead {
+    /// Starts reading `inner` in chunks of `chunk` bytes (at least 1).
+    pub fn new<R: Read + Send + 'static>(mut inner: R, chunk: usize) -> ReadAhead {
+        let chunk = chunk.max(1);
+        let (to_reader, filled) = sync_channel(QUEUED);
+        let (spare, spares) = sync_channel::<Vec<u8>>(QUEUED + 2);
+        std::thread::spawn(move || {
+            loop {
+                let mut buf = match spares.try_recv() {
+                    Ok(b) => b,
+                    Err(TryRecvError::Empty | TryRecvError::Disconnected) => vec![0; chunk],
+                };
+                let got = loop {
+                    match inner.read(&mut buf) {
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        other => break other,
+                    }
+                };
+                let last = !matches!(got, Ok(n) if n > 0);
+                if to_reader.send(got.map(|n| (buf, n))).is_err() || last {
+                    return;
+                }
+            }
+        });
+        ReadAhead {
+            filled,
+            spare,
+            cur: Vec::new(),
+            len: 0,
+            pos: 0,
+            done: false,
+        }
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        while self.pos == self.len {
+            if self.done {
+                return Ok(0);
+            }
+            let used = std::mem::take(&mut self.cur);
+            if !used.is_empty() {
+                // Full (the reader has its spares) or gone: the buffer is dropped.
+                let _ = self.spare.try_send(used);
+            }
+            match self.filled.recv() {
+                Ok(Ok((buf, n))) => {
+                    self.cur = buf;
+                    (self.len, self.pos) = (n, 0);
+                    self.done = n == 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    // The thread ended without saying why: it panicked.
+                    self.done = true;
+                    return Err(io::Error::other("the reading thread stopped"));
+                }
+            }
+        }
+        let n = out.len().min(self.len - self.pos);
+        out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A reader that hands out its bytes in the given read sizes, with an interruption
+    /// before each read and, optionally, an error after `fail_at` bytes.
+    struct Choppy {
+        data: Vec<u8>,
+        at: usize,
+        sizes: Vec<usize>,
+        turn: usize,
+        interrupted: bool,
+        fail_at: Option<usize>,
+    }
+
+    impl Read for Choppy {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            self.interrupted = !self.interrupted;
+            if self.interrupted {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            if self.fail_at.is_some_and(|f| self.at >= f) {
+                return Err(io::Error::other("broken disk"));
+            }
+            let size = self.sizes[self.turn % self.sizes.len()];
+            self.turn += 1;
+            let end = (self.at + size.min(out.len()))
+                .min(self.data.len())
+                .min(self.fail_at.unwrap_or(usize::MAX).max(self.at + 1));
+            let n = end - self.at;
+            out[..n].copy_from_slice(&self.data[self.at..end]);
+            self.at = end;
+            Ok(n)
+        }
+    }
+
+    fn read_all(r: &mut ReadAhead, sizes: &[usize]) -> (Vec<u8>, Option<io::Error>) {
+        let mut got = Vec::new();
+        let mut turn = 0;
+        loop {
+            let mut buf = vec![0u8; sizes[turn % sizes.len()]];
+            turn += 1;
+            match r.read(&mut buf) {
+                Ok(0) => return (got, None),
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(e) => return (got, Some(e)),
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn the_bytes_come_through_in_order(
+            data in proptest::collection::vec(any::<u8>(), 0..20_000),
+            inner_sizes in proptest::collection::vec(1usize..5_000, 1..8),
+            outer_sizes in proptest::collection::vec(1usize..7_000, 1..8),
+            chunk in 1usize..9_000,
+            fail in proptest::option::of(0usize..20_000),
+        ) {
+            let fail_at = fail.map(|f| f.min(data.len()));
+            let inner = Choppy {
+                data: data.clone(),
+                at: 0,
+                sizes: inner_sizes,
+                turn: 0,
+                interrupted: false,
+                fail_at,
+            };
+            let mut r = ReadAhead::new(inner, chunk);
+            let (got, err) = read_all(&mut r, &outer_sizes);
+            match fail_at {
+                None => {
+                    prop_assert!(err.is_none());
+                    prop_assert_eq!(&got, &data);
+                }
+                Some(f) => {
+                    // Every byte before the error, then the error itself.
+                    prop_assert_eq!(&got[..], &data[..f]);
+                    prop_assert_eq!(err.expect("an error").to_string(), "broken disk");
+                }
+            }
+            // The end (or the error) is final.
+            prop_assert_eq!(r.read(&mut [0u8; 16]).unwrap(), 0);
+        }
+    }
+
+    #[test]
+    fn dropping_it_early_does_not_wait_for_the_input() {
+        // An input that never ends: the thread is left reading it.
+        let mut r = ReadAhead::new(io::repeat(7), 1 << 16);
+        let mut buf = [0u8; 10];
+        assert_eq!(r.read(&mut buf).unwrap(), 10);
+        assert_eq!(buf, [7; 10]);
+        drop(r);
+    }
+}
