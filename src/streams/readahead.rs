@@ -32,24 +32,28 @@ impl ReadAhead {
         let chunk = chunk.max(1);
         let (to_reader, filled) = sync_channel(QUEUED);
         let (spare, spares) = sync_channel::<Vec<u8>>(QUEUED + 2);
-        std::thread::spawn(move || {
-            loop {
-                let mut buf = match spares.try_recv() {
-                    Ok(b) => b,
-                    Err(TryRecvError::Empty | TryRecvError::Disconnected) => vec![0; chunk],
-                };
-                let got = loop {
-                    match inner.read(&mut buf) {
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        other => break other,
+        let started = std::thread::Builder::new()
+            .name("reader".into())
+            .spawn(move || {
+                loop {
+                    let mut buf = match spares.try_recv() {
+                        Ok(b) => b,
+                        Err(TryRecvError::Empty | TryRecvError::Disconnected) => vec![0; chunk],
+                    };
+                    let got = loop {
+                        match inner.read(&mut buf) {
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                            other => break other,
+                        }
+                    };
+                    let last = !matches!(got, Ok(n) if n > 0);
+                    if to_reader.send(got.map(|n| (buf, n))).is_err() || last {
+                        return;
                     }
-                };
-                let last = !matches!(got, Ok(n) if n > 0);
-                if to_reader.send(got.map(|n| (buf, n))).is_err() || last {
-                    return;
                 }
-            }
-        });
+            });
+        // As for the threaded writer: a process that cannot start a thread cannot run.
+        started.expect("a thread can be started");
         ReadAhead {
             filled,
             spare,
