@@ -95,7 +95,8 @@ const OUT_CHUNK: usize = 1 << 20;
 
 /// The output of a stream: a buffer whose bytes are overwritten (zeroed only where it
 /// grows, including after a hand-off leaves another buffer in its place), written with
-/// fixed-size copies where possible (a libc call per short variable-length copy costs more than the AES work).
+/// fixed-size copies where possible (a libc call per short variable-length copy costs
+/// more than the AES work).
 struct Out {
     buf: Vec<u8>,
     pos: usize,

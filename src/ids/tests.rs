@@ -719,3 +719,28 @@ proptest! {
         }
     }
 }
+
+/// A bad UUID is reported at its first bad character (counted from 1), a dash out of
+/// place or a character that is not a hex digit, in every position.
+#[test]
+fn a_bad_uuid_names_its_first_bad_character() {
+    let good = *b"0eff2fbd-024e-8a4e-b7e6-bded5146a438";
+    assert!(Format::Uuid.parse(&good).is_ok());
+    for i in 0..36 {
+        for bad in [b'g', b'-', b'x', 0xff] {
+            let mut t = good;
+            if (bad == b'-') == matches!(i, 8 | 13 | 18 | 23) {
+                continue; // that byte is good there
+            }
+            t[i] = bad;
+            let want = text::TextError::Character {
+                position: i + 1,
+                format: "uuid",
+            };
+            assert_eq!(Format::Uuid.parse(&t), Err(want.clone()), "byte {i}");
+            // A later bad byte does not change which is named.
+            t[35] = if i == 35 { t[35] } else { b'z' };
+            assert_eq!(Format::Uuid.parse(&t), Err(want), "byte {i}, and 36");
+        }
+    }
+}

@@ -153,7 +153,8 @@ impl Format {
         self.parse_any(text)
     }
 
-    /// [`Format::parse`] of any form.
+    /// The rest of [`Format::parse`]: every form but UUID text that reads, and every
+    /// error (a UUID reaches here only when its fast read failed).
     #[inline(never)]
     fn parse_any(self, text: &[u8]) -> Result<[u8; 16], TextError> {
         if text.is_empty() {
@@ -172,11 +173,7 @@ impl Format {
         };
         match self {
             Format::Uuid => {
-                let text: &[u8; 36] = text.try_into().expect("the width was checked");
-                if let Some(v) = crate::hex::decode_uuid(text) {
-                    return Ok(v);
-                }
-                // Find the first bad character for the message.
+                // `parse` read it already and failed: find the first bad character.
                 let position = (0..36)
                     .find(|&i| {
                         if matches!(i, 8 | 13 | 18 | 23) {
