@@ -410,6 +410,101 @@ fn the_records_reference_reads_what_veilkit_writes() {
     same_as_veilkit(&python, &a, &with_identity, &ids);
 }
 
+/// `veilkit records ARGS` on a file sealed by the reference writer: its standard output.
+fn records_out(args: &[&str]) -> Vec<u8> {
+    run_ok(veilkit().arg("records").args(args)).stdout
+}
+
+#[test]
+fn the_records_reference_writer_seals_files_that_veilkit_opens_and_updates() {
+    let Some(python) = python_for_records() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let key = keyfile(d, "k.key");
+    let k = p(&key);
+    let path = |name: &str| d.join(name);
+
+    // TSV keyed by its second field. 512-byte pages: two levels of data directories and
+    // index chains with overflow pages; 4096-byte pages: one level.
+    let mut tsv = String::new();
+    for i in 0..20_000u32 {
+        tsv.push_str(&format!(
+            "{}\tk{i}\tv{}\n",
+            i % 7,
+            i.wrapping_mul(2_654_435_761)
+        ));
+    }
+    std::fs::write(path("t.tsv"), &tsv).unwrap();
+    let lines: Vec<&str> = tsv.lines().collect();
+    for page in ["512", "4096"] {
+        let f = path(&format!("t{page}.vkr"));
+        let args = [
+            "--tsv-key",
+            "2",
+            "--page-size",
+            page,
+            "--key-file",
+            k,
+            "-o",
+            p(&f),
+        ];
+        let mut cmd = Command::new(&python);
+        cmd.arg(repo().join("docs/reference/records_seal.py"))
+            .arg(path("t.tsv"))
+            .args(args);
+        run_ok(&mut cmd);
+        let what = format!("sealed by records_seal.py with {page}-byte pages");
+        run_ok(veilkit().args(["records", "verify", p(&f), "--key-file", k]));
+        let open = records_out(&["open", p(&f), "--key-file", k]);
+        assert!(open == tsv.as_bytes(), "{what}: veilkit opens other bytes");
+        let got = records_out(&[
+            "get",
+            p(&f),
+            "--key-file",
+            k,
+            "k0",
+            "k19999",
+            "k777",
+            "k20000",
+        ]);
+        let want = format!("{}\n{}\n{}\n\n", lines[0], lines[19_999], lines[777]);
+        assert_eq!(String::from_utf8_lossy(&got), want, "{what}");
+
+        // veilkit updates it: an append and a delete, then the reader reference reads
+        // what veilkit wrote over the reference's pages.
+        std::fs::write(path("more.tsv"), "9\tk20000\tnew\n").unwrap();
+        records(&["append", p(&f), p(&path("more.tsv")), "--key-file", k, "-q"]);
+        records(&["delete", p(&f), "k5", "--key-file", k, "-q"]);
+        run_ok(veilkit().args(["records", "verify", p(&f), "--key-file", k]));
+        let mut want: String = lines
+            .iter()
+            .filter(|l| !l.contains("\tk5\t"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        want.push_str("9\tk20000\tnew\n");
+        let open = records_out(&["open", p(&f), "--key-file", k]);
+        assert!(open == want.as_bytes(), "{what}, then updated: other bytes");
+        let with_key: [&std::ffi::OsStr; 2] = ["--key-file".as_ref(), key.as_os_str()];
+        same_as_veilkit(&python, &f, &with_key, &["k20000".into(), "k5".into()]);
+    }
+
+    // A line file of one page: no index, and an appended line gets the next number.
+    let text: String = (1..=300).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(path("l.txt"), &text).unwrap();
+    let l = path("l.vkr");
+    let mut cmd = Command::new(&python);
+    cmd.arg(repo().join("docs/reference/records_seal.py"))
+        .args([p(&path("l.txt")), "--key-file", k, "-o", p(&l)]);
+    run_ok(&mut cmd);
+    assert!(records_out(&["open", p(&l), "--key-file", k]) == text.as_bytes());
+    std::fs::write(path("l2.txt"), "line 301\n").unwrap();
+    records(&["append", p(&l), p(&path("l2.txt")), "--key-file", k, "-q"]);
+    let got = records_out(&["get", p(&l), "--key-file", k, "7", "301"]);
+    assert_eq!(String::from_utf8_lossy(&got), "line 7\nline 301\n");
+}
+
 #[test]
 fn the_fields_reference_decrypts_what_encrypt_fields_writes() {
     let Some(python) = python_for_records() else {

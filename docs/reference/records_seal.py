@@ -1,0 +1,185 @@
+# Independent writer of docs/RECORDS-FORMAT.md (version 2), written from that document
+# and docs/KEYS.md alone: seals a file of lines or of TSV rows (no header row) into a
+# record file with one keyring slot, as `veilkit records seal --no-header` would (its
+# nonces, file id and data key are its own random ones). The test suite has veilkit
+# verify, open, get from and append to what it writes.
+#
+#   python3 records_seal.py INPUT -o FILE --key-file KEYS [--tsv-key N] [--page-size P]
+#
+# Needs: pip install cryptography xxhash
+import argparse, hashlib, hmac, math, os, struct
+import xxhash
+from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV
+from records import read_keyring, derive
+
+DATA, INDEX, DATA_DIR, INDEX_DIR = 1, 2, 3, 4
+H = 4096
+GENERATION = 1  # sealing is the file's first commit: sequence 1, every page generation 1
+
+def varint(n):
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+def split_lines(data):
+    lines, at = [], 0
+    while at < len(data):
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end + 1
+        lines.append(data[at:end])
+        at = end
+    return lines
+
+def encode_record(raw, key, key_at):
+    """A data page's record: `own` = 0 (key_at: offset of the key in raw) or 1."""
+    if key_at is None:
+        return varint(len(raw) * 2 + 1) + raw + varint(len(key)) + key
+    return varint(len(raw) * 2) + raw + varint(key_at) + varint(len(key))
+
+class Writer:
+    def __init__(self, out, P, pages_key, file_id):
+        self.out, self.P, self.pages_key, self.file_id = out, P, pages_key, file_id
+        self.next_physical = 0
+
+    def write(self, kind, logical, plain, count):
+        """Seals a page into the next physical page; returns its ref."""
+        assert len(plain) <= self.P - 28
+        plain = plain.ljust(self.P - 28, b"\0")
+        nonce = os.urandom(12)
+        aad = b"VKRP" + self.file_id + bytes([kind]) + struct.pack("<QQ", logical, GENERATION)
+        page = nonce + AESGCMSIV(self.pages_key).encrypt(nonce, plain, aad)
+        physical = self.next_physical
+        self.out.seek(2 * H + physical * self.P)
+        self.out.write(page)
+        self.next_physical += 1
+        return (physical, GENERATION, count)
+
+    def tree(self, dir_kind, leaves):
+        """A list (depth, refs kept in the root) over `leaves`, writing its directories."""
+        C = (self.P - 30) // 20
+        depth, refs = 0, leaves
+        while len(refs) > 32:
+            depth += 1
+            level = []
+            for j in range(0, len(refs), C):
+                chunk = refs[j:j + C]
+                plain = struct.pack("<H", len(chunk)) + b"".join(
+                    struct.pack("<QQI", p, g, c) for p, g, c in chunk)
+                logical = ((depth - 1) << 56) + j // C
+                level.append(self.write(dir_kind, logical, plain, sum(c for _, _, c in chunk)))
+            refs = level
+        return depth, refs
+
+def seal(records, fmt, key_field, P, ring, out):
+    """records: (raw, key, key offset in raw or None) in order; fmt 1 lines, 3 TSV."""
+    kid, master = ring[-1]  # the last key of a keyring is current
+    file_id, dk = os.urandom(16), os.urandom(32)
+    pages_key = derive(dk, 0, "records/pages", b"", 32)
+    tokens_key = derive(dk, 0, "records/tokens", b"", 32)
+    w = Writer(out, P, pages_key, file_id)
+
+    # Data pages: records back to back, as many as fit in P - 28 after the u16 count.
+    data, entries, page, page_keys = [], [], [], []
+    def ship():
+        body = struct.pack("<H", len(page)) + b"".join(page)
+        data.append(w.write(DATA, len(data), body, len(page)))
+    for raw, key, key_at in records:
+        rec = encode_record(raw, key, key_at)
+        if 2 + sum(map(len, page)) + len(rec) > P - 28:
+            ship()
+            page.clear()
+        assert 2 + len(rec) <= P - 28, "a record larger than a page"
+        page.append(rec)
+        token = struct.unpack("<Q", hmac.new(tokens_key, key, hashlib.sha256).digest()[:8])[0]
+        entries.append((token, len(data)))
+    if page:
+        ship()
+
+    # The index: none for at most 4 data pages.
+    T, W, B, index = 2, 1, 0, []
+    if len(data) > 4:
+        W = max(1, math.ceil((2 * len(data)).bit_length() / 8))
+        E = (P - 34) // (T + W)
+        B = max(1, math.ceil(len(records) / (E * 0.9)))
+        buckets = [[] for _ in range(B)]
+        for token, d in entries:
+            buckets[(token * B) >> 64].append((token % (1 << (8 * T)), d))
+        chains = []
+        for b in buckets:
+            b.sort()
+            chains.append([b[i:i + E] for i in range(0, max(len(b), 1), E)])
+        # Bucket pages 0 .. B-1, then overflow pages from B on, each chain in order.
+        pages, overflow = [None] * B, []
+        for b, chain in enumerate(chains):
+            logicals = [b] + [B + len(overflow) + i for i in range(len(chain) - 1)]
+            for i, part in enumerate(chain):
+                nxt = logicals[i + 1] if i + 1 < len(chain) else 0xFFFFFFFF
+                body = struct.pack("<HI", len(part), nxt) + b"".join(
+                    t.to_bytes(T, "little") + d.to_bytes(W, "little") for t, d in part)
+                if i == 0:
+                    pages[b] = body
+                else:
+                    overflow.append(body)
+        index = [w.write(INDEX, i, body, 0) for i, body in enumerate(pages + overflow)]
+
+    data_list = w.tree(DATA_DIR, data)
+    index_list = w.tree(INDEX_DIR, index)
+
+    def lst(depth, refs):
+        return struct.pack("<BH", depth, len(refs)) + b"".join(struct.pack("<QQQ", *r) for r in refs)
+    root = struct.pack("<QQQQBB", len(records), len(records) + 1, GENERATION, w.next_physical,
+                       fmt, 0)
+    root += struct.pack("<H", len(key_field)) + key_field
+    root += struct.pack("<IBBB", B, T, W, 0) + b"\0" + lst(*data_list) + lst(*index_list)
+
+    # One keyring slot: head 01 || key id || fingerprint, wrapped DK.
+    params = struct.pack("<I", kid) + derive(master, kid, "fingerprint", b"", 8)
+    head = (b"\x01" + params).ljust(40, b"\0")
+    kek = derive(master, kid, "records/slot", file_id, 32)
+    nonce = os.urandom(12)
+    wrapped = nonce + AESGCMSIV(kek).encrypt(nonce, dk, b"veilkit-records-slot" + file_id + head)
+    body = params + wrapped
+    slots = struct.pack("<BH", 1, len(body)) + body
+
+    root_nonce = os.urandom(12)
+    used = 52 + len(slots) + 12 + len(root) + 16 + 8
+    before = (b"VKRECORD" + struct.pack("<IIII", 2, P, H, used) + file_id
+              + struct.pack("<QB", 1, 1) + b"\0" * 3 + slots + root_nonce)
+    sealed = AESGCMSIV(pages_key).encrypt(root_nonce, root, b"veilkit-records-root" + before)
+    copy = before + sealed
+    copy += struct.pack("<Q", xxhash.xxh3_64_intdigest(copy))
+    assert len(copy) == used
+    for at in (0, H):
+        out.seek(at)
+        out.write(copy.ljust(H, b"\0"))
+    out.truncate(2 * H + w.next_physical * P)
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("input")
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--key-file", required=True)
+    ap.add_argument("--tsv-key", help="TSV rows keyed by this field (a number from 1)")
+    ap.add_argument("--page-size", type=int, default=4096)
+    a = ap.parse_args()
+    ring = read_keyring(open(a.key_file, encoding="utf-8").read())
+    records = []
+    for n, raw in enumerate(split_lines(open(a.input, "rb").read()), 1):
+        if a.tsv_key is None:
+            records.append((raw, str(n).encode(), None))
+        else:
+            fields = raw.rstrip(b"\n").rstrip(b"\r").split(b"\t")
+            i = int(a.tsv_key) - 1
+            at = sum(len(f) + 1 for f in fields[:i])
+            records.append((raw, fields[i], at))
+    with open(a.output, "wb") as out:
+        if a.tsv_key is None:
+            seal(records, 1, b"", a.page_size, ring, out)
+        else:
+            seal(records, 3, a.tsv_key.encode(), a.page_size, ring, out)
+
+if __name__ == "__main__":
+    main()
