@@ -1,15 +1,18 @@
 # Independent writer of docs/RECORDS-FORMAT.md (version 2), written from that document
 # and docs/KEYS.md alone: seals a file of lines or of TSV rows (no header row) into a
-# record file with one keyring slot, as `veilkit records seal --no-header` would (its
-# nonces, file id and data key are its own random ones). The test suite has veilkit
-# verify, open, get from and append to what it writes.
+# record file with a keyring slot and/or a passphrase slot, its data pages plain or
+# Zstandard-compressed, as `veilkit records seal --no-header` would (its nonces, file id,
+# salt and data key are its own random ones). The test suite has veilkit verify, open,
+# get from, append to and delete from what it writes.
 #
-#   python3 records_seal.py INPUT -o FILE --key-file KEYS [--tsv-key N] [--page-size P]
+#   python3 records_seal.py INPUT -o FILE [--key-file KEYS] [--passphrase-file FILE]
+#                           [--tsv-key N] [--page-size P] [--compress]
 #
-# Needs: pip install cryptography xxhash
+# Needs: pip install cryptography xxhash zstandard
 import argparse, hashlib, hmac, math, os, struct
-import xxhash
+import xxhash, zstandard
 from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV
+from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
 from records import read_keyring, derive
 
 DATA, INDEX, DATA_DIR, INDEX_DIR = 1, 2, 3, 4
@@ -73,25 +76,48 @@ class Writer:
             refs = level
         return depth, refs
 
-def seal(records, fmt, key_field, P, ring, out):
-    """records: (raw, key, key offset in raw or None) in order; fmt 1 lines, 3 TSV."""
-    kid, master = ring[-1]  # the last key of a keyring is current
+def page_body(recs, compress):
+    """A data page's plaintext (before padding): u16 count and records, or with
+    compression `method || length || bytes` around that layout."""
+    body = struct.pack("<H", len(recs)) + b"".join(recs)
+    if not compress:
+        return body
+    frame = zstandard.ZstdCompressor(level=3).compress(body)
+    if len(frame) < len(body):
+        return struct.pack("<BI", 1, len(frame)) + frame
+    return struct.pack("<BI", 0, len(body)) + body
+
+def wrap_slot(kind, params, kek, file_id, dk):
+    """A slot as a header holds it: kind, body length, params || wrapped DK."""
+    head = (bytes([kind]) + params).ljust(40, b"\0")
+    nonce = os.urandom(12)
+    wrapped = nonce + AESGCMSIV(kek).encrypt(nonce, dk, b"veilkit-records-slot" + file_id + head)
+    body = params + wrapped
+    return struct.pack("<BH", kind, len(body)) + body
+
+def seal(records, fmt, key_field, P, secrets, compress, out):
+    """records: (raw, key, key offset in raw or None) in order; fmt 1 lines, 3 TSV;
+    secrets: a keyring and/or a passphrase, a slot each."""
     file_id, dk = os.urandom(16), os.urandom(32)
     pages_key = derive(dk, 0, "records/pages", b"", 32)
     tokens_key = derive(dk, 0, "records/tokens", b"", 32)
     w = Writer(out, P, pages_key, file_id)
 
-    # Data pages: records back to back, as many as fit in P - 28 after the u16 count.
-    data, entries, page, page_keys = [], [], [], []
+    # Data pages: records back to back, as many as fit in P - 28 (once compressed, with
+    # compression: the layout may hold at most 16·P bytes before compression).
+    data, entries, page = [], [], []
+    def fits(recs):
+        if compress and 2 + sum(map(len, recs)) > 16 * P:
+            return False
+        return len(page_body(recs, compress)) <= P - 28
     def ship():
-        body = struct.pack("<H", len(page)) + b"".join(page)
-        data.append(w.write(DATA, len(data), body, len(page)))
+        data.append(w.write(DATA, len(data), page_body(page, compress), len(page)))
     for raw, key, key_at in records:
         rec = encode_record(raw, key, key_at)
-        if 2 + sum(map(len, page)) + len(rec) > P - 28:
+        if page and not fits(page + [rec]):
             ship()
             page.clear()
-        assert 2 + len(rec) <= P - 28, "a record larger than a page"
+        assert fits([rec]), "a record larger than a page"
         page.append(rec)
         token = struct.unpack("<Q", hmac.new(tokens_key, key, hashlib.sha256).digest()[:8])[0]
         entries.append((token, len(data)))
@@ -133,21 +159,28 @@ def seal(records, fmt, key_field, P, ring, out):
     root = struct.pack("<QQQQBB", len(records), len(records) + 1, GENERATION, w.next_physical,
                        fmt, 0)
     root += struct.pack("<H", len(key_field)) + key_field
-    root += struct.pack("<IBBB", B, T, W, 0) + b"\0" + lst(*data_list) + lst(*index_list)
+    root += struct.pack("<IBBB", B, T, W, 1 if compress else 0) + b"\0"
+    root += lst(*data_list) + lst(*index_list)
 
-    # One keyring slot: head 01 || key id || fingerprint, wrapped DK.
-    params = struct.pack("<I", kid) + derive(master, kid, "fingerprint", b"", 8)
-    head = (b"\x01" + params).ljust(40, b"\0")
-    kek = derive(master, kid, "records/slot", file_id, 32)
-    nonce = os.urandom(12)
-    wrapped = nonce + AESGCMSIV(kek).encrypt(nonce, dk, b"veilkit-records-slot" + file_id + head)
-    body = params + wrapped
-    slots = struct.pack("<BH", 1, len(body)) + body
+    slots = []
+    if "ring" in secrets:
+        # Keyring slot: key id || fingerprint of the ring's current (last) key.
+        kid, master = secrets["ring"][-1]
+        params = struct.pack("<I", kid) + derive(master, kid, "fingerprint", b"", 8)
+        kek = derive(master, kid, "records/slot", file_id, 32)
+        slots.append(wrap_slot(1, params, kek, file_id, dk))
+    if "passphrase" in secrets:
+        # Passphrase slot: Argon2id m, t, p and a random salt (small m: a test's cost).
+        m, t, p, salt = 8192, 2, 1, os.urandom(16)
+        kek = Argon2id(salt=salt, length=32, iterations=t, lanes=p,
+                       memory_cost=m).derive(secrets["passphrase"])
+        slots.append(wrap_slot(2, struct.pack("<III", m, t, p) + salt, kek, file_id, dk))
+    n_slots, slots = len(slots), b"".join(slots)
 
     root_nonce = os.urandom(12)
     used = 52 + len(slots) + 12 + len(root) + 16 + 8
     before = (b"VKRECORD" + struct.pack("<IIII", 2, P, H, used) + file_id
-              + struct.pack("<QB", 1, 1) + b"\0" * 3 + slots + root_nonce)
+              + struct.pack("<QB", 1, n_slots) + b"\0" * 3 + slots + root_nonce)
     sealed = AESGCMSIV(pages_key).encrypt(root_nonce, root, b"veilkit-records-root" + before)
     copy = before + sealed
     copy += struct.pack("<Q", xxhash.xxh3_64_intdigest(copy))
@@ -161,11 +194,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("input")
     ap.add_argument("-o", "--output", required=True)
-    ap.add_argument("--key-file", required=True)
+    ap.add_argument("--key-file")
+    ap.add_argument("--passphrase-file")
+    ap.add_argument("--compress", action="store_true", help="Zstandard data pages")
     ap.add_argument("--tsv-key", help="TSV rows keyed by this field (a number from 1)")
     ap.add_argument("--page-size", type=int, default=4096)
     a = ap.parse_args()
-    ring = read_keyring(open(a.key_file, encoding="utf-8").read())
+    secrets = {}
+    if a.key_file:
+        secrets["ring"] = read_keyring(open(a.key_file, encoding="utf-8").read())
+    if a.passphrase_file:
+        secrets["passphrase"] = open(a.passphrase_file, "rb").read().rstrip(b"\r\n")
+    assert secrets, "give --key-file and/or --passphrase-file"
     records = []
     for n, raw in enumerate(split_lines(open(a.input, "rb").read()), 1):
         if a.tsv_key is None:
@@ -177,9 +217,9 @@ def main():
             records.append((raw, fields[i], at))
     with open(a.output, "wb") as out:
         if a.tsv_key is None:
-            seal(records, 1, b"", a.page_size, ring, out)
+            seal(records, 1, b"", a.page_size, secrets, a.compress, out)
         else:
-            seal(records, 3, a.tsv_key.encode(), a.page_size, ring, out)
+            seal(records, 3, a.tsv_key.encode(), a.page_size, secrets, a.compress, out)
 
 if __name__ == "__main__":
     main()

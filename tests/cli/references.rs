@@ -427,7 +427,8 @@ fn the_records_reference_writer_seals_files_that_veilkit_opens_and_updates() {
     let path = |name: &str| d.join(name);
 
     // TSV keyed by its second field. 512-byte pages: two levels of data directories and
-    // index chains with overflow pages; 4096-byte pages: one level.
+    // index chains with overflow pages; 4096-byte pages: one level; and Zstandard pages
+    // with a passphrase slot beside the keyring's, used by veilkit's updates.
     let mut tsv = String::new();
     for i in 0..20_000u32 {
         tsv.push_str(&format!(
@@ -438,56 +439,58 @@ fn the_records_reference_writer_seals_files_that_veilkit_opens_and_updates() {
     }
     std::fs::write(path("t.tsv"), &tsv).unwrap();
     let lines: Vec<&str> = tsv.lines().collect();
-    for page in ["512", "4096"] {
-        let f = path(&format!("t{page}.vkr"));
-        let args = [
-            "--tsv-key",
-            "2",
-            "--page-size",
-            page,
-            "--key-file",
-            k,
-            "-o",
-            p(&f),
-        ];
+    let pp = path("pp.txt");
+    std::fs::write(&pp, "correct horse\n").unwrap();
+    let by_pp = ["--passphrase-file", p(&pp)];
+    let by_key = ["--key-file", k];
+    for (page, extra, secret) in [
+        ("512", &[][..], by_key),
+        ("4096", &[][..], by_key),
+        ("4096", &["--compress", by_pp[0], by_pp[1]][..], by_pp),
+    ] {
+        let f = path(&format!("t{page}{}.vkr", extra.len()));
         let mut cmd = Command::new(&python);
         cmd.arg(repo().join("docs/reference/records_seal.py"))
             .arg(path("t.tsv"))
-            .args(args);
+            .args([
+                "--tsv-key",
+                "2",
+                "--page-size",
+                page,
+                "--key-file",
+                k,
+                "-o",
+                p(&f),
+            ])
+            .args(extra);
         run_ok(&mut cmd);
-        let what = format!("sealed by records_seal.py with {page}-byte pages");
-        run_ok(veilkit().args(["records", "verify", p(&f), "--key-file", k]));
-        let open = records_out(&["open", p(&f), "--key-file", k]);
+        let what = format!("sealed by records_seal.py with {page}-byte pages {extra:?}");
+        let file = p(&f);
+        run_ok(veilkit().args(["records", "verify", file]).args(secret));
+        let open = records_out(&[&["open", file][..], &secret].concat());
         assert!(open == tsv.as_bytes(), "{what}: veilkit opens other bytes");
-        let got = records_out(&[
-            "get",
-            p(&f),
-            "--key-file",
-            k,
-            "k0",
-            "k19999",
-            "k777",
-            "k20000",
-        ]);
+        let keys = ["k0", "k19999", "k777", "k20000"];
+        let got = records_out(&[&["get", file][..], &secret, &keys].concat());
         let want = format!("{}\n{}\n{}\n\n", lines[0], lines[19_999], lines[777]);
         assert_eq!(String::from_utf8_lossy(&got), want, "{what}");
 
         // veilkit updates it: an append and a delete, then the reader reference reads
         // what veilkit wrote over the reference's pages.
         std::fs::write(path("more.tsv"), "9\tk20000\tnew\n").unwrap();
-        records(&["append", p(&f), p(&path("more.tsv")), "--key-file", k, "-q"]);
-        records(&["delete", p(&f), "k5", "--key-file", k, "-q"]);
-        run_ok(veilkit().args(["records", "verify", p(&f), "--key-file", k]));
+        let more = path("more.tsv");
+        records(&[&["append", file, p(&more), "-q"][..], &secret].concat());
+        records(&[&["delete", file, "k5", "-q"][..], &secret].concat());
+        run_ok(veilkit().args(["records", "verify", file]).args(secret));
         let mut want: String = lines
             .iter()
             .filter(|l| !l.contains("\tk5\t"))
             .map(|l| format!("{l}\n"))
             .collect();
         want.push_str("9\tk20000\tnew\n");
-        let open = records_out(&["open", p(&f), "--key-file", k]);
+        let open = records_out(&[&["open", file][..], &secret].concat());
         assert!(open == want.as_bytes(), "{what}, then updated: other bytes");
-        let with_key: [&std::ffi::OsStr; 2] = ["--key-file".as_ref(), key.as_os_str()];
-        same_as_veilkit(&python, &f, &with_key, &["k20000".into(), "k5".into()]);
+        let secret: Vec<&std::ffi::OsStr> = secret.iter().map(|a| a.as_ref()).collect();
+        same_as_veilkit(&python, &f, &secret, &["k20000".into(), "k5".into()]);
     }
 
     // A line file of one page: no index, and an appended line gets the next number.
