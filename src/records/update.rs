@@ -300,7 +300,7 @@ impl RecordFile {
             }
             let buckets = buckets_for(root.records, layout, self.page_size, REBUILD_FILL);
             order_for_index(&mut all, layout, buckets, |e| e.0);
-            index_refs = write_index(&mut w, layout, buckets, &all)?;
+            index_refs = write_index(&mut w, layout, buckets, &all, |&(t, p)| (t, p))?;
             root.buckets = buckets;
             root.index_layout = layout;
             root.index = tree::build(&mut w, Kind::IndexDir, &index_refs, None)?;
