@@ -124,9 +124,11 @@ pub fn write_index<T>(
 }
 
 /// Orders `entries` by bucket, then by tag, then by whole token, the order index pages
-/// keep: a counting sort by bucket in place (each entry swapped into its bucket's next
-/// free slot: no second array of every entry) and a small sort per bucket, instead of a
-/// sort of the whole array. Entries with equal tokens end up adjacent.
+/// keep, in place (no second array of every entry): a counting sort by the token's top
+/// byte, then within each of those parts by bucket (buckets follow the token's order,
+/// so each part holds a run of them; a part is small enough to stay in the processor's
+/// cache, where moving entries one by one is cheap), then a small sort per bucket.
+/// Entries with equal tokens end up adjacent.
 pub fn order_for_index<T: Copy>(
     entries: &mut [T],
     layout: IndexLayout,
@@ -136,33 +138,57 @@ pub fn order_for_index<T: Copy>(
     if entries.len() < 2 {
         return;
     }
-    let mut starts = vec![0usize; buckets as usize + 1];
-    for e in entries.iter() {
-        starts[bucket_of(token(e), buckets) as usize + 1] += 1;
+    let parts = sort_by_group(entries, 256, |e| (token(e) >> 56) as usize);
+    for (top, w) in (0u64..).zip(parts.windows(2)) {
+        let part = &mut entries[w[0]..w[1]];
+        // The buckets of the tokens whose top byte is `top`.
+        let low = bucket_of(top << 56, buckets);
+        let high = bucket_of((top << 56) | ((1 << 56) - 1), buckets);
+        let groups = (high - low) as usize + 1;
+        sort_by_group(part, groups, |e| {
+            (bucket_of(token(e), buckets) - low) as usize
+        });
+    }
+    // A bucket may straddle two parts: its runs meet at their boundary.
+    let mut start = 0;
+    while start < entries.len() {
+        let b = bucket_of(token(&entries[start]), buckets);
+        let mut end = start + 1;
+        while end < entries.len() && bucket_of(token(&entries[end]), buckets) == b {
+            end += 1;
+        }
+        entries[start..end].sort_unstable_by_key(|e| {
+            (u128::from(layout.tag(token(e))) << 64) | u128::from(token(e))
+        });
+        start = end;
+    }
+}
+
+/// Sorts `v` in place by `group` (below `groups`; the order within a group is any):
+/// each group's next free slot takes the entry there if it belongs, or swaps it to the
+/// next free slot of its own group (a later one: the earlier ones are full and hold
+/// only their own). Returns where each group starts, and the end.
+fn sort_by_group<T>(v: &mut [T], groups: usize, group: impl Fn(&T) -> usize) -> Vec<usize> {
+    let mut starts = vec![0usize; groups + 1];
+    for e in v.iter() {
+        starts[group(e) + 1] += 1;
     }
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
     }
-    // The buckets are filled in turn: the entry at a bucket's next free slot either
-    // belongs there or is swapped to the next free slot of its own bucket (a later one:
-    // the earlier ones are full and hold only their own).
     let mut next = starts.clone();
-    for b in 0..buckets as usize {
-        while next[b] < starts[b + 1] {
-            let to = bucket_of(token(&entries[next[b]]), buckets) as usize;
-            if to == b {
-                next[b] += 1;
+    for g in 0..groups {
+        while next[g] < starts[g + 1] {
+            let to = group(&v[next[g]]);
+            if to == g {
+                next[g] += 1;
             } else {
-                entries.swap(next[b], next[to]);
+                v.swap(next[g], next[to]);
                 next[to] += 1;
             }
         }
     }
-    for w in starts.windows(2) {
-        entries[w[0]..w[1]].sort_unstable_by_key(|e| {
-            (u128::from(layout.tag(token(e))) << 64) | u128::from(token(e))
-        });
-    }
+    starts
 }
 
 /// The key of record `ordinal` in data page `logical` (already written).
@@ -576,7 +602,7 @@ mod tests {
                 prop_oneof![any::<u64>(), (0u64..8).prop_map(|t| t.wrapping_mul(0x9e37_79b9_7f4a_7c15))],
                 0..2000,
             ),
-            buckets in 1u32..64,
+            buckets in prop_oneof![1u32..64, 64u32..5000],
             wide in any::<bool>(),
         ) {
             let layout = IndexLayout { tag_bytes: if wide { 4 } else { 2 }, page_bytes: 2 };
