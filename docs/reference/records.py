@@ -370,6 +370,18 @@ class File:
                     return raw
         return None
 
+def read_secrets(key_file, passphrase_file, identity=None):
+    """The secrets named on the command line: a keyring, a passphrase (the file's first
+    line), an age identity file."""
+    secrets = {}
+    if key_file:
+        secrets["ring"] = read_keyring(open(key_file, encoding="utf-8").read())
+    if passphrase_file:
+        secrets["passphrase"] = open(passphrase_file, "rb").read().rstrip(b"\r\n")
+    if identity:
+        secrets["identity"] = open(identity, encoding="utf-8").read()
+    return secrets
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
@@ -379,13 +391,7 @@ def main():
     ap.add_argument("--get", nargs="*")
     ap.add_argument("--previous-commit", action="store_true")
     a = ap.parse_args()
-    secrets = {}
-    if a.key_file:
-        secrets["ring"] = read_keyring(open(a.key_file, encoding="utf-8").read())
-    if a.passphrase_file:
-        secrets["passphrase"] = open(a.passphrase_file, "rb").read().rstrip(b"\r\n")
-    if a.identity:
-        secrets["identity"] = open(a.identity, encoding="utf-8").read()
+    secrets = read_secrets(a.key_file, a.passphrase_file, a.identity)
     f = File(a.file, secrets, a.previous_commit)
     out = sys.stdout.buffer
     if a.get is None:

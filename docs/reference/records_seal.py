@@ -13,7 +13,7 @@ import argparse, hashlib, hmac, math, os, struct
 import xxhash, zstandard
 from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV
 from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
-from records import read_keyring, derive
+from records import derive, read_secrets
 
 DATA, INDEX, DATA_DIR, INDEX_DIR = 1, 2, 3, 4
 H = 4096
@@ -200,11 +200,7 @@ def main():
     ap.add_argument("--tsv-key", help="TSV rows keyed by this field (a number from 1)")
     ap.add_argument("--page-size", type=int, default=4096)
     a = ap.parse_args()
-    secrets = {}
-    if a.key_file:
-        secrets["ring"] = read_keyring(open(a.key_file, encoding="utf-8").read())
-    if a.passphrase_file:
-        secrets["passphrase"] = open(a.passphrase_file, "rb").read().rstrip(b"\r\n")
+    secrets = read_secrets(a.key_file, a.passphrase_file)
     assert secrets, "give --key-file and/or --passphrase-file"
     records = []
     for n, raw in enumerate(split_lines(open(a.input, "rb").read()), 1):

@@ -410,7 +410,7 @@ fn the_records_reference_reads_what_veilkit_writes() {
     same_as_veilkit(&python, &a, &with_identity, &ids);
 }
 
-/// `veilkit records ARGS` on a file sealed by the reference writer: its standard output.
+/// `veilkit records ARGS`, which must succeed: its standard output.
 fn records_out(args: &[&str]) -> Vec<u8> {
     run_ok(veilkit().arg("records").args(args)).stdout
 }
