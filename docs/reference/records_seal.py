@@ -1,12 +1,12 @@
 # Independent writer of docs/RECORDS-FORMAT.md (version 2), written from that document
-# and docs/KEYS.md alone: seals a file of lines or of TSV rows (no header row) into a
-# record file with a keyring slot and/or a passphrase slot, its data pages plain or
+# and docs/KEYS.md alone: seals a file of lines, of TSV rows (no header row) or of CSV
+# rows (RFC 4180, with a header row, keyed by a column's name) into a record file with a keyring slot and/or a passphrase slot, its data pages plain or
 # Zstandard-compressed, as `veilkit records seal --no-header` would (its nonces, file id,
 # salt and data key are its own random ones). The test suite has veilkit verify, open,
 # get from, append to and delete from what it writes.
 #
 #   python3 records_seal.py INPUT -o FILE [--key-file KEYS] [--passphrase-file FILE]
-#                           [--tsv-key N] [--page-size P] [--compress]
+#                           [--tsv-key N | --csv-key NAME] [--page-size P] [--compress]
 #
 # Needs: pip install cryptography xxhash zstandard
 import argparse, hashlib, hmac, math, os, struct
@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV
 from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
 from records import derive, read_secrets
 
-DATA, INDEX, DATA_DIR, INDEX_DIR = 1, 2, 3, 4
+DATA, INDEX, DATA_DIR, INDEX_DIR, PREFIX = 1, 2, 3, 4, 5
 H = 4096
 GENERATION = 1  # sealing is the file's first commit: sequence 1, every page generation 1
 
@@ -35,6 +35,46 @@ def split_lines(data):
         lines.append(data[at:end])
         at = end
     return lines
+
+def csv_records(data):
+    """RFC 4180 records: a line end inside quotes belongs to the record."""
+    out, start, quoted = [], 0, False
+    for i, c in enumerate(data):
+        if c == 0x22:
+            quoted = not quoted
+        elif c == 0x0A and not quoted:
+            out.append(data[start:i + 1])
+            start = i + 1
+    if start < len(data):
+        out.append(data[start:])
+    return out
+
+def csv_fields(raw):
+    """A CSV record's fields: (value, offset of the value in raw when it is a plain slice
+    of raw, else None: a quoted field with doubled quotes)."""
+    line = raw[:-1] if raw.endswith(b"\n") else raw
+    line = line[:-1] if line.endswith(b"\r") else line
+    fields, at = [], 0
+    while True:
+        if line[at:at + 1] == b'"':
+            end, value, plain = at + 1, bytearray(), True
+            while True:
+                q = line.index(b'"', end)
+                value += line[end:q]
+                if line[q + 1:q + 2] == b'"':
+                    value += b'"'
+                    plain, end = False, q + 2
+                else:
+                    end = q + 1
+                    break
+            fields.append((bytes(value), at + 1 if plain else None))
+        else:
+            end = line.find(b",", at)
+            end = len(line) if end < 0 else end
+            fields.append((line[at:end], at))
+        if end >= len(line):
+            return fields
+        at = end + 1
 
 def encode_record(raw, key, key_at):
     """A data page's record: `own` = 0 (key_at: offset of the key in raw) or 1."""
@@ -95,9 +135,9 @@ def wrap_slot(kind, params, kek, file_id, dk):
     body = params + wrapped
     return struct.pack("<BH", kind, len(body)) + body
 
-def seal(records, fmt, key_field, P, secrets, compress, out):
-    """records: (raw, key, key offset in raw or None) in order; fmt 1 lines, 3 TSV;
-    secrets: a keyring and/or a passphrase, a slot each."""
+def seal(records, fmt, key_field, P, secrets, compress, out, prefix=None):
+    """records: (raw, key, key offset in raw or None) in order; fmt 1 lines, 2 CSV,
+    3 TSV; secrets: a keyring and/or a passphrase, a slot each; prefix: the header row."""
     file_id, dk = os.urandom(16), os.urandom(32)
     pages_key = derive(dk, 0, "records/pages", b"", 32)
     tokens_key = derive(dk, 0, "records/tokens", b"", 32)
@@ -153,13 +193,17 @@ def seal(records, fmt, key_field, P, secrets, compress, out):
 
     data_list = w.tree(DATA_DIR, data)
     index_list = w.tree(INDEX_DIR, index)
+    prefix_ref = None
+    if prefix is not None:
+        prefix_ref = w.write(PREFIX, 0, struct.pack("<I", len(prefix)) + prefix, 0)
 
     def lst(depth, refs):
         return struct.pack("<BH", depth, len(refs)) + b"".join(struct.pack("<QQQ", *r) for r in refs)
     root = struct.pack("<QQQQBB", len(records), len(records) + 1, GENERATION, w.next_physical,
-                       fmt, 0)
+                       fmt, 0 if prefix is None else 1)
     root += struct.pack("<H", len(key_field)) + key_field
-    root += struct.pack("<IBBB", B, T, W, 1 if compress else 0) + b"\0"
+    root += struct.pack("<IBBB", B, T, W, 1 if compress else 0)
+    root += b"\0" if prefix_ref is None else b"\x01" + struct.pack("<QQQ", *prefix_ref)
     root += lst(*data_list) + lst(*index_list)
 
     slots = []
@@ -198,12 +242,26 @@ def main():
     ap.add_argument("--passphrase-file")
     ap.add_argument("--compress", action="store_true", help="Zstandard data pages")
     ap.add_argument("--tsv-key", help="TSV rows keyed by this field (a number from 1)")
+    ap.add_argument("--csv-key", help="CSV rows, with a header row, keyed by this column")
     ap.add_argument("--page-size", type=int, default=4096)
     a = ap.parse_args()
     secrets = read_secrets(a.key_file, a.passphrase_file)
     assert secrets, "give --key-file and/or --passphrase-file"
+    data = open(a.input, "rb").read()
+    if a.csv_key is not None:
+        rows = csv_records(data)
+        names = [v for v, _ in csv_fields(rows[0])]
+        i = names.index(a.csv_key.encode())
+        records = []
+        for raw in rows[1:]:
+            value, at = csv_fields(raw)[i]
+            records.append((raw, value, at))
+        with open(a.output, "wb") as out:
+            seal(records, 2, a.csv_key.encode(), a.page_size, secrets, a.compress, out,
+                 prefix=rows[0])
+        return
     records = []
-    for n, raw in enumerate(split_lines(open(a.input, "rb").read()), 1):
+    for n, raw in enumerate(split_lines(data), 1):
         if a.tsv_key is None:
             records.append((raw, str(n).encode(), None))
         else:

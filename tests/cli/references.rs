@@ -493,6 +493,38 @@ fn the_records_reference_writer_seals_files_that_veilkit_opens_and_updates() {
         same_as_veilkit(&python, &f, &secret, &["k20000".into(), "k5".into()]);
     }
 
+    // CSV with a header row (the prefix page), keyed by a column whose values are plain,
+    // quoted, or quoted with doubled quotes (a key of its own in the record), and rows
+    // that span lines.
+    let mut csv = String::from("n,id,v\r\n");
+    for i in 0..3_000u32 {
+        let id = match i % 3 {
+            0 => format!("\"k{i}\""),
+            1 => format!("\"k\"\"{i}\""),
+            _ => format!("k{i}"),
+        };
+        let v = if i % 5 == 0 { "two\r\nlines" } else { "one" };
+        csv.push_str(&format!("{i},{id},\"{v} {i}\"\r\n"));
+    }
+    std::fs::write(path("c.csv"), &csv).unwrap();
+    let c = path("c.vkr");
+    let mut cmd = Command::new(&python);
+    cmd.arg(repo().join("docs/reference/records_seal.py"))
+        .args([p(&path("c.csv")), "--csv-key", "id", "--page-size", "512"])
+        .args(["--key-file", k, "-o", p(&c)]);
+    run_ok(&mut cmd);
+    run_ok(veilkit().args(["records", "verify", p(&c), "--key-file", k]));
+    assert!(records_out(&["open", p(&c), "--key-file", k]) == csv.as_bytes());
+    let got = records_out(&["get", p(&c), "--key-file", k, "k0", "k\"1", "k2", "k1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        "0,\"k0\",\"two\r\nlines 0\"\r\n1,\"k\"\"1\",\"one 1\"\r\n2,k2,\"one 2\"\r\n\n"
+    );
+    std::fs::write(path("c2.csv"), "n,id,v\r\n9,\"new\"\"\",x\r\n").unwrap();
+    records(&["append", p(&c), p(&path("c2.csv")), "--key-file", k, "-q"]);
+    let with_key: [&std::ffi::OsStr; 2] = ["--key-file".as_ref(), key.as_os_str()];
+    same_as_veilkit(&python, &c, &with_key, &["new\"".into(), "k\"2998".into()]);
+
     // A line file of one page: no index, and an appended line gets the next number.
     let text: String = (1..=300).map(|i| format!("line {i}\n")).collect();
     std::fs::write(path("l.txt"), &text).unwrap();
