@@ -1,15 +1,17 @@
 # Independent writer of docs/RECORDS-FORMAT.md (version 2), written from that document
-# and docs/KEYS.md alone: seals a file of lines, of TSV rows (no header row) or of CSV
-# rows (RFC 4180, with a header row, keyed by a column's name) into a record file with a keyring slot and/or a passphrase slot, its data pages plain or
+# and docs/KEYS.md alone: seals a file of lines, of TSV rows (no header row), of CSV
+# rows (RFC 4180, with a header row, keyed by a column's name) or of JSON lines (keyed by
+# a member) into a record file with a keyring slot and/or a passphrase slot, its data pages plain or
 # Zstandard-compressed, as `veilkit records seal --no-header` would (its nonces, file id,
 # salt and data key are its own random ones). The test suite has veilkit verify, open,
 # get from, append to and delete from what it writes.
 #
 #   python3 records_seal.py INPUT -o FILE [--key-file KEYS] [--passphrase-file FILE]
-#                           [--tsv-key N | --csv-key NAME] [--page-size P] [--compress]
+#                           [--tsv-key N | --csv-key NAME | --json-key NAME]
+#                           [--page-size P] [--compress]
 #
 # Needs: pip install cryptography xxhash zstandard
-import argparse, hashlib, hmac, math, os, struct
+import argparse, hashlib, hmac, json, math, os, struct
 import xxhash, zstandard
 from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV
 from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
@@ -75,6 +77,21 @@ def csv_fields(raw):
         if end >= len(line):
             return fields
         at = end + 1
+
+def json_key(raw, name):
+    """A JSON line's key: the member's string value (escapes undone, UTF-8), or a number
+    or boolean as written."""
+    def pairs(items):
+        names = [k for k, _ in items]
+        assert len(set(names)) == len(names), "a member named twice"
+        return dict(items)
+    value = json.loads(raw, object_pairs_hook=pairs, parse_int=str, parse_float=str)
+    v = value[name]
+    if v is True or v is False:
+        return b"true" if v else b"false"
+    # parse_int and parse_float hand a number over as its text, as written.
+    assert isinstance(v, str), "a key member that is null, an array or an object"
+    return v.encode()
 
 def encode_record(raw, key, key_at):
     """A data page's record: `own` = 0 (key_at: offset of the key in raw) or 1."""
@@ -243,6 +260,7 @@ def main():
     ap.add_argument("--compress", action="store_true", help="Zstandard data pages")
     ap.add_argument("--tsv-key", help="TSV rows keyed by this field (a number from 1)")
     ap.add_argument("--csv-key", help="CSV rows, with a header row, keyed by this column")
+    ap.add_argument("--json-key", help="JSON lines keyed by this member")
     ap.add_argument("--page-size", type=int, default=4096)
     a = ap.parse_args()
     secrets = read_secrets(a.key_file, a.passphrase_file)
@@ -259,6 +277,12 @@ def main():
         with open(a.output, "wb") as out:
             seal(records, 2, a.csv_key.encode(), a.page_size, secrets, a.compress, out,
                  prefix=rows[0])
+        return
+    if a.json_key is not None:
+        # A JSON member is always the record's own key bytes (own = 1).
+        records = [(raw, json_key(raw, a.json_key), None) for raw in split_lines(data)]
+        with open(a.output, "wb") as out:
+            seal(records, 4, a.json_key.encode(), a.page_size, secrets, a.compress, out)
         return
     records = []
     for n, raw in enumerate(split_lines(data), 1):

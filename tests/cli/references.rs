@@ -525,6 +525,48 @@ fn the_records_reference_writer_seals_files_that_veilkit_opens_and_updates() {
     let with_key: [&std::ffi::OsStr; 2] = ["--key-file".as_ref(), key.as_os_str()];
     same_as_veilkit(&python, &c, &with_key, &["new\"".into(), "k\"2998".into()]);
 
+    // JSON lines keyed by a member: strings with escapes, numbers as written, booleans.
+    let mut jsonl = String::new();
+    for i in 0..2_000u32 {
+        let id = match i % 4 {
+            0 => format!("\"k\\u00e9{i}\""),
+            1 => format!("{i}e1"),
+            2 => format!("\"q\\\"{i}\""),
+            _ => format!("{}", u64::from(i) * 1_000_000_007),
+        };
+        jsonl.push_str(&format!(
+            "{{\"n\": {{\"id\": 0}}, \"id\": {id}, \"v\": {i}}}\n"
+        ));
+    }
+    jsonl.push_str("{\"id\": true}\n");
+    std::fs::write(path("j.jsonl"), &jsonl).unwrap();
+    let j = path("j.vkr");
+    let mut cmd = Command::new(&python);
+    cmd.arg(repo().join("docs/reference/records_seal.py"))
+        .args([
+            p(&path("j.jsonl")),
+            "--json-key",
+            "id",
+            "--page-size",
+            "512",
+        ])
+        .args(["--key-file", k, "-o", p(&j)]);
+    run_ok(&mut cmd);
+    run_ok(veilkit().args(["records", "verify", p(&j), "--key-file", k]));
+    assert!(records_out(&["open", p(&j), "--key-file", k]) == jsonl.as_bytes());
+    let keys = ["kéé0", "ké0", "5e1", "q\"6", "3000000021", "true", "50"];
+    let got = records_out(&[&["get", p(&j), "--key-file", k][..], &keys].concat());
+    let line = |i: usize| jsonl.lines().nth(i).unwrap().to_string();
+    let want = format!(
+        "\n{}\n{}\n{}\n{}\n{}\n\n",
+        line(0),
+        line(5),
+        line(6),
+        line(3),
+        line(2000)
+    );
+    assert_eq!(String::from_utf8_lossy(&got), want);
+
     // A line file of one page: no index, and an appended line gets the next number.
     let text: String = (1..=300).map(|i| format!("line {i}\n")).collect();
     std::fs::write(path("l.txt"), &text).unwrap();
