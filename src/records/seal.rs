@@ -276,7 +276,9 @@ struct LineMap {
 impl LineMap {
     /// Record `ordinal` (the next one) starts on `line`.
     fn push(&mut self, ordinal: u32, line: u64) {
-        let delta = line - u64::from(ordinal);
+        // Wrapping: a record's line may be below its number (records rewritten from a
+        // file carry no lines), and the same wrap undoes it in `line`.
+        let delta = line.wrapping_sub(u64::from(ordinal));
         if self.deltas.last() != Some(&delta) {
             self.ordinals.push(ordinal);
             self.deltas.push(delta);
@@ -286,7 +288,7 @@ impl LineMap {
     /// The line record `ordinal` starts on.
     fn line(&self, ordinal: u32) -> u64 {
         let at = self.ordinals.partition_point(|&o| o <= ordinal);
-        u64::from(ordinal) + at.checked_sub(1).map_or(0, |i| self.deltas[i])
+        u64::from(ordinal).wrapping_add(at.checked_sub(1).map_or(0, |i| self.deltas[i]))
     }
 }
 
@@ -589,6 +591,22 @@ mod tests {
                 lines.push(line);
                 map.push(ordinal as u32, line);
                 line += 1;
+            }
+            for (ordinal, &want) in lines.iter().enumerate() {
+                prop_assert_eq!(map.line(ordinal as u32), want);
+            }
+        }
+
+        /// Any lines at all, below the records' numbers too (a rewrite's records have
+        /// none: line 0), come back as they went in.
+        #[test]
+        fn the_line_map_gives_back_any_lines(lines in proptest::collection::vec(
+            prop_oneof![Just(0u64), 0u64..10, any::<u64>()],
+            0..100,
+        )) {
+            let mut map = LineMap::default();
+            for (ordinal, &line) in lines.iter().enumerate() {
+                map.push(ordinal as u32, line);
             }
             for (ordinal, &want) in lines.iter().enumerate() {
                 prop_assert_eq!(map.line(ordinal as u32), want);
