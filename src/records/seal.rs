@@ -129,7 +129,7 @@ pub fn write_index<T>(
 /// so each part holds a run of them; a part is small enough to stay in the processor's
 /// cache, where moving entries one by one is cheap), then a small sort per bucket.
 /// Entries with equal tokens end up adjacent.
-pub fn order_for_index<T: Copy>(
+pub fn order_for_index<T>(
     entries: &mut [T],
     layout: IndexLayout,
     buckets: u32,
@@ -152,11 +152,7 @@ pub fn order_for_index<T: Copy>(
     // A bucket may straddle two parts: its runs meet at their boundary.
     let mut start = 0;
     while start < entries.len() {
-        let b = bucket_of(token(&entries[start]), buckets);
-        let mut end = start + 1;
-        while end < entries.len() && bucket_of(token(&entries[end]), buckets) == b {
-            end += 1;
-        }
+        let end = run_end(entries, start, |e| bucket_of(token(e), buckets));
         entries[start..end].sort_unstable_by_key(|e| {
             (u128::from(layout.tag(token(e))) << 64) | u128::from(token(e))
         });
@@ -189,6 +185,17 @@ fn sort_by_group<T>(v: &mut [T], groups: usize, group: impl Fn(&T) -> usize) -> 
         }
     }
     starts
+}
+
+/// The end of the run of entries from `start` (which must be in `v`) with the same key.
+fn run_end<T, K: PartialEq>(v: &[T], start: usize, key: impl Fn(&T) -> K) -> usize {
+    let first = key(&v[start]);
+    start
+        + 1
+        + v[start + 1..]
+            .iter()
+            .take_while(|e| key(e) == first)
+            .count()
 }
 
 /// The key of record `ordinal` in data page `logical` (already written).
@@ -224,10 +231,7 @@ fn first_duplicate(
         }
         w.flush()?;
         let reader = w.reader();
-        let mut j = i + 1;
-        while j < entries.len() && entries[j].0 == entries[i].0 {
-            j += 1;
-        }
+        let j = run_end(entries, i, |e| e.0);
         // Compare every pair in the run (a run longer than two is a duplicate anyway).
         let run = &entries[i..j];
         for (x, a) in run.iter().enumerate() {
