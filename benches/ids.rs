@@ -297,7 +297,7 @@ fn throughput(c: &mut Criterion) {
     stream::run(
         &det3,
         &opts(Op::Encode),
-        &mut &input[..],
+        veilkit::streams::Source::Read(&mut &input[..]),
         &mut encoded,
         &mut |_| {},
     )
@@ -311,7 +311,7 @@ fn throughput(c: &mut Criterion) {
             stream::run(
                 &det3,
                 &opts(Op::Encode),
-                &mut &input[..],
+                veilkit::streams::Source::Read(&mut &input[..]),
                 &mut sink,
                 &mut |_| {},
             )
@@ -325,7 +325,7 @@ fn throughput(c: &mut Criterion) {
             stream::run(
                 &det3,
                 &opts(Op::Decode),
-                &mut &encoded[..],
+                veilkit::streams::Source::Read(&mut &encoded[..]),
                 &mut sink,
                 &mut |_| {},
             )

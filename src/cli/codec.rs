@@ -282,7 +282,7 @@ pub fn run(args: &CodecArgs, prepared: Prepared, _global: Global) -> anyhow::Res
         stream::run(
             &prepared.codec,
             &prepared.options,
-            &mut &joined[..],
+            crate::streams::Source::Read(&mut &joined[..]),
             &mut out,
             &mut on_error,
         )
@@ -293,7 +293,7 @@ pub fn run(args: &CodecArgs, prepared: Prepared, _global: Global) -> anyhow::Res
         stream::run(
             &prepared.codec,
             &prepared.options,
-            &mut *input,
+            input.source(),
             &mut out,
             &mut on_error,
         )

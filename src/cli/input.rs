@@ -53,9 +53,28 @@ pub fn open_input(path: &Path) -> anyhow::Result<Box<dyn BufRead>> {
 
 /// Standard input for streams of millions of lines (`encode`, `decode`), taken by the
 /// caller: a regular file is read ahead on a thread of its own, in the chunks the line
-/// reader asks for, so that the kernel's copy of the next megabyte runs on another core;
-/// a pipe (whose writer is already another process) or a terminal is read as it is.
-pub fn stdin_stream() -> Box<dyn io::Read> {
+/// reader takes whole, so that the kernel's copy of the next megabyte runs on another
+/// core and no byte is copied again; a pipe (whose writer is already another process) or
+/// a terminal is read as it is.
+pub enum StdinStream {
+    /// A regular file, read ahead.
+    Ahead(crate::streams::ReadAhead),
+    /// A pipe or a terminal.
+    Plain(io::StdinLock<'static>),
+}
+
+impl StdinStream {
+    /// As the line reader's source.
+    pub fn source(&mut self) -> crate::streams::Source<'_> {
+        match self {
+            StdinStream::Ahead(r) => crate::streams::Source::Ahead(r),
+            StdinStream::Plain(r) => crate::streams::Source::Read(r),
+        }
+    }
+}
+
+/// Standard input as a [`StdinStream`].
+pub fn stdin_stream() -> StdinStream {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
@@ -64,13 +83,13 @@ pub fn stdin_stream() -> Box<dyn io::Read> {
             rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile
         });
         if regular && let Ok(fd) = stdin.as_fd().try_clone_to_owned() {
-            return Box::new(crate::streams::ReadAhead::new(
+            return StdinStream::Ahead(crate::streams::ReadAhead::new(
                 File::from(fd),
                 crate::streams::BLOCK_READ,
             ));
         }
     }
-    Box::new(io::stdin().lock())
+    StdinStream::Plain(io::stdin().lock())
 }
 
 /// A file read through a buffer of [`STREAM_BUFFER`] bytes.

@@ -5,7 +5,7 @@ use super::text::Format;
 use super::{Codec, Form, InputError};
 use crate::block::Block;
 use crate::streams::Handoff;
-use std::io::{self, Read};
+use std::io;
 
 /// What to do with each line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,12 +191,12 @@ struct Batch {
 pub fn run(
     codec: &Codec,
     opts: &Options,
-    input: &mut dyn Read,
+    mut input: crate::streams::Source<'_>,
     output: &mut dyn Handoff,
     on_error: &mut dyn FnMut(&LineError),
 ) -> Result<Summary, StreamError> {
     if opts.csv && opts.field.is_some() {
-        return super::csv::run(codec, opts, input, output, on_error);
+        return super::csv::run(codec, opts, input.as_read(), output, on_error);
     }
     let mut blocks = crate::streams::LineBlocks::new(input);
     let mut out = Out::new();

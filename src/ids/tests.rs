@@ -560,7 +560,7 @@ proptest! {
         };
         let mut out = Vec::new();
         let mut reported = 0u64;
-        let summary = stream::run(&codec, &opts, &mut &input[..], &mut out, &mut |_| reported += 1).unwrap();
+        let summary = stream::run(&codec, &opts, crate::streams::Source::Read(&mut &input[..]), &mut out, &mut |_| reported += 1).unwrap();
         prop_assert_eq!(out.iter().filter(|&&c| c == b'\n').count() as u64, summary.lines);
         prop_assert_eq!(reported, summary.errors);
         let expected_lines = if input.is_empty() { 0 } else { input.iter().filter(|&&c| c == b'\n').count() as u64 + u64::from(*input.last().unwrap() != b'\n') };
@@ -591,9 +591,13 @@ mod csv_fields {
     fn run(codec: &Codec, o: &Options, input: &[u8]) -> (Vec<u8>, Vec<LineError>) {
         let mut out = Vec::new();
         let mut errors = Vec::new();
-        stream::run(codec, o, &mut &input[..], &mut out, &mut |e| {
-            errors.push(e.clone())
-        })
+        stream::run(
+            codec,
+            o,
+            crate::streams::Source::Read(&mut &input[..]),
+            &mut out,
+            &mut |e| errors.push(e.clone()),
+        )
         .unwrap();
         (out, errors)
     }
@@ -644,7 +648,7 @@ mod csv_fields {
         let err = stream::run(
             &codec,
             &opts(Op::Encode, true, false),
-            &mut &b"a,1\nb,\"2\nc,3\n"[..],
+            crate::streams::Source::Read(&mut &b"a,1\nb,\"2\nc,3\n"[..]),
             &mut out,
             &mut |_| {},
         )

@@ -1,7 +1,9 @@
 //! Reading lines: with their numbers, with a cap on their length, in blocks for batch
 //! readers; and reading small files with a cap.
 
+use super::ReadAhead;
 use std::io::{self, BufRead, Read};
+use std::ops::Range;
 
 /// The longest line any line reader accepts, line end included: 1 MiB. A longer line
 /// is an error naming it (`line N: longer than 1 MiB`), so that endless input without
@@ -135,7 +137,9 @@ impl<R: BufRead> Lines<R> {
 /// whose last line has none. A line longer than the cap is an error before more than
 /// the cap and one chunk are held.
 pub struct LineBlocks<'r> {
-    reader: &'r mut dyn Read,
+    reader: Source<'r>,
+    /// Read mode: the bytes read. Chunk mode: the start of a line carried over from an
+    /// earlier chunk.
     buf: Vec<u8>,
     /// Bytes of `buf` read so far.
     len: usize,
@@ -143,6 +147,41 @@ pub struct LineBlocks<'r> {
     handed: usize,
     eof: bool,
     cap: usize,
+    /// Chunk mode: the chunk in hand, and the part of it not yet handed out.
+    chunk: Vec<u8>,
+    at: Range<usize>,
+}
+
+/// What a line reader reads: any reader, whose bytes it copies into its own buffer, or
+/// a [`ReadAhead`], whose chunks it hands out whole lines of without a copy (only a
+/// line that spans two chunks is put together in its buffer).
+pub enum Source<'r> {
+    /// A reader.
+    Read(&'r mut dyn Read),
+    /// A reader's thread's chunks.
+    Ahead(&'r mut ReadAhead),
+}
+
+impl<'r> From<&'r mut dyn Read> for Source<'r> {
+    fn from(r: &'r mut dyn Read) -> Self {
+        Source::Read(r)
+    }
+}
+
+impl<'r> From<&'r mut ReadAhead> for Source<'r> {
+    fn from(r: &'r mut ReadAhead) -> Self {
+        Source::Ahead(r)
+    }
+}
+
+impl Source<'_> {
+    /// As a plain reader.
+    pub fn as_read(&mut self) -> &mut dyn Read {
+        match self {
+            Source::Read(r) => &mut **r,
+            Source::Ahead(r) => &mut **r,
+        }
+    }
 }
 
 /// Bytes a [`LineBlocks`] asks its reader for at a time.
@@ -162,27 +201,111 @@ pub enum BlockError {
 
 impl<'r> LineBlocks<'r> {
     /// Reads `reader` with lines of at most [`LINE_CAP`] bytes.
-    pub fn new(reader: &'r mut dyn Read) -> Self {
+    pub fn new(reader: impl Into<Source<'r>>) -> Self {
         LineBlocks::with_cap(reader, LINE_CAP)
     }
 
     /// Reads `reader` with lines of at most `cap` bytes (at least 2).
-    pub fn with_cap(reader: &'r mut dyn Read, cap: usize) -> Self {
+    pub fn with_cap(reader: impl Into<Source<'r>>, cap: usize) -> Self {
         let cap = cap.max(2);
+        let reader = reader.into();
+        let buf = match reader {
+            Source::Read(_) => vec![0; 2 * BLOCK_READ.min(cap)],
+            Source::Ahead(_) => Vec::new(),
+        };
         LineBlocks {
             reader,
-            buf: vec![0; 2 * BLOCK_READ.min(cap)],
+            buf,
             len: 0,
             handed: 0,
             eof: false,
             cap,
+            chunk: Vec::new(),
+            at: 0..0,
         }
     }
 
     /// The next block of whole lines, or `None` at the end of the input. Every line of
-    /// it is at most the cap long: each read asks for at most the cap, so only a line
-    /// that spans reads can be longer, and such a line is the first of its block.
+    /// it is at most the cap long.
     pub fn next_block(&mut self) -> Result<Option<&[u8]>, BlockError> {
+        match self.reader {
+            Source::Read(_) => self.next_read(),
+            Source::Ahead(_) => self.next_chunked(),
+        }
+    }
+
+    /// [`LineBlocks::next_block`] from chunks: the whole lines of the chunk in hand
+    /// (at most the cap of them at a time, so that none is longer), or the line carried
+    /// over from earlier chunks once its end arrives.
+    fn next_chunked(&mut self) -> Result<Option<&[u8]>, BlockError> {
+        if self.handed > 0 {
+            // The carried line was handed out.
+            (self.len, self.handed) = (0, 0);
+        }
+        loop {
+            if self.at.is_empty() {
+                if self.eof {
+                    if self.len == 0 {
+                        return Ok(None);
+                    }
+                    self.handed = self.len;
+                    return Ok(Some(&self.buf[..self.len]));
+                }
+                let Source::Ahead(ahead) = &mut self.reader else {
+                    unreachable!("chunk mode reads a ReadAhead")
+                };
+                let used = std::mem::take(&mut self.chunk);
+                (self.chunk, self.at) = ahead.next_chunk(used)?;
+                self.eof = self.at.is_empty();
+                continue;
+            }
+            let part = &self.chunk[self.at.clone()];
+            if self.len > 0 {
+                // A line begun in an earlier chunk: it ends at this part's first line end.
+                let (take, ends) = match memchr::memchr(b'\n', part) {
+                    Some(i) => (i + 1, true),
+                    None => (part.len(), false),
+                };
+                if self.len + take > self.cap {
+                    return Err(BlockError::TooLong(self.cap));
+                }
+                self.buf.extend_from_slice(&part[..take]);
+                self.len += take;
+                self.at.start += take;
+                if ends {
+                    self.handed = self.len;
+                    return Ok(Some(&self.buf[..self.len]));
+                }
+                continue;
+            }
+            let window = &part[..part.len().min(self.cap)];
+            match memchr::memrchr(b'\n', window) {
+                Some(p) => {
+                    let start = self.at.start;
+                    self.at.start += p + 1;
+                    return Ok(Some(&self.chunk[start..self.at.start]));
+                }
+                None if window.len() < part.len() => {
+                    return Err(BlockError::TooLong(self.cap));
+                }
+                None => {
+                    // The chunk's last line goes on in the next chunk.
+                    self.buf.clear();
+                    self.buf.extend_from_slice(part);
+                    self.len = part.len();
+                    self.at.start = self.at.end;
+                }
+            }
+        }
+    }
+
+    /// [`LineBlocks::next_block`] from a reader: each read asks for at most the cap, so
+    /// only a line that spans reads can be longer, and such a line is the first of its
+    /// block.
+    fn next_read(&mut self) -> Result<Option<&[u8]>, BlockError> {
+        let Source::Read(reader) = &mut self.reader else {
+            unreachable!("read mode reads a reader")
+        };
         self.buf.copy_within(self.handed..self.len, 0);
         self.len -= self.handed;
         self.handed = 0;
@@ -198,7 +321,7 @@ impl<'r> LineBlocks<'r> {
             if self.buf.len() < self.len + step {
                 self.buf.resize(self.len + step, 0);
             }
-            let n = match self.reader.read(&mut self.buf[self.len..self.len + step]) {
+            let n = match reader.read(&mut self.buf[self.len..self.len + step]) {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e.into()),
@@ -326,14 +449,35 @@ mod tests {
         }
     }
 
+    /// [`Trickle`] owning its bytes, for a [`ReadAhead`]'s thread.
+    struct OwnedTrickle {
+        data: Vec<u8>,
+        at: usize,
+        step: usize,
+    }
+
+    impl Read for OwnedTrickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let mut t = Trickle {
+                data: &self.data[self.at..],
+                step: self.step,
+            };
+            let n = t.read(buf)?;
+            self.at += n;
+            Ok(n)
+        }
+    }
+
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+        /// From a reader, or from a [`ReadAhead`]'s chunks (of any size, cut anywhere).
         #[test]
         fn line_blocks_hand_out_whole_lines_or_refuse_a_long_one(
             lens in proptest::collection::vec(0usize..40, 0..60),
             last_terminated in proptest::prelude::any::<bool>(),
             cap in 2usize..48,
             step in 1usize..100,
+            ahead in proptest::option::of(1usize..100),
         ) {
             let mut data = Vec::new();
             for (i, n) in lens.iter().enumerate() {
@@ -344,7 +488,13 @@ mod tests {
             }
             let longest = data.split_inclusive(|&c| c == b'\n').map(<[u8]>::len).max().unwrap_or(0);
             let mut r = Trickle { data: &data, step };
-            let mut blocks = LineBlocks::with_cap(&mut r, cap);
+            let mut chunks = ahead.map(|chunk| {
+                ReadAhead::new(OwnedTrickle { data: data.clone(), at: 0, step }, chunk)
+            });
+            let mut blocks = match &mut chunks {
+                Some(c) => LineBlocks::with_cap(c, cap),
+                None => LineBlocks::with_cap(&mut r as &mut dyn Read, cap),
+            };
             let mut got = Vec::new();
             let mut failed = false;
             loop {
@@ -373,12 +523,19 @@ mod tests {
     #[test]
     fn endless_input_without_line_ends_is_refused_in_bounded_memory() {
         let mut zero = io::repeat(0);
-        let mut blocks = LineBlocks::new(&mut zero);
+        let mut blocks = LineBlocks::new(&mut zero as &mut dyn Read);
         assert!(matches!(
             blocks.next_block(),
             Err(BlockError::TooLong(LINE_CAP))
         ));
         assert!(blocks.buf.len() <= LINE_CAP + BLOCK_READ);
+        let mut zero = ReadAhead::new(io::repeat(0), BLOCK_READ);
+        let mut blocks = LineBlocks::new(&mut zero);
+        assert!(matches!(
+            blocks.next_block(),
+            Err(BlockError::TooLong(LINE_CAP))
+        ));
+        assert!(blocks.buf.capacity() <= 2 * LINE_CAP);
         let mut lines = Lines::new(io::BufReader::new(io::repeat(b'x')));
         let e = lines.next_line().unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidData);

@@ -2,6 +2,7 @@
 //! next chunk of a large input runs on another core while this one works on the last.
 
 use std::io::{self, Read};
+use std::ops::Range;
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 
 /// Chunks read but not yet taken: with the one being read and the one being taken, at
@@ -65,6 +66,54 @@ impl ReadAhead {
     }
 }
 
+impl ReadAhead {
+    /// Takes the next chunk from the thread (handing `used` back to it for reuse) unless
+    /// the stream has ended; an error ends the stream.
+    fn refill(&mut self, used: Vec<u8>) -> io::Result<()> {
+        if !used.is_empty() {
+            // Full (the reader has its spares) or gone: the buffer is dropped.
+            let _ = self.spare.try_send(used);
+        }
+        if self.done {
+            return Ok(());
+        }
+        match self.filled.recv() {
+            Ok(Ok((buf, n))) => {
+                self.cur = buf;
+                (self.len, self.pos) = (n, 0);
+                self.done = n == 0;
+                Ok(())
+            }
+            Ok(Err(e)) => {
+                self.done = true;
+                Err(e)
+            }
+            Err(_) => {
+                // The thread ended without saying why: it panicked.
+                self.done = true;
+                Err(io::Error::other("the reading thread stopped"))
+            }
+        }
+    }
+
+    /// The input's next bytes as a whole chunk instead of a copy: the chunk's buffer and
+    /// the part of it that holds them (empty at the end of the input), in order with what
+    /// [`Read::read`] gave before. `used`, a buffer an earlier call returned (or an empty
+    /// one), goes back to the reading thread for reuse.
+    pub fn next_chunk(&mut self, used: Vec<u8>) -> io::Result<(Vec<u8>, Range<usize>)> {
+        if self.pos == self.len {
+            let cur = std::mem::take(&mut self.cur);
+            self.refill(cur)?;
+        }
+        if !used.is_empty() {
+            let _ = self.spare.try_send(used);
+        }
+        let range = self.pos..self.len;
+        self.pos = self.len;
+        Ok((std::mem::take(&mut self.cur), range))
+    }
+}
+
 impl Read for ReadAhead {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         if out.is_empty() {
@@ -75,26 +124,7 @@ impl Read for ReadAhead {
                 return Ok(0);
             }
             let used = std::mem::take(&mut self.cur);
-            if !used.is_empty() {
-                // Full (the reader has its spares) or gone: the buffer is dropped.
-                let _ = self.spare.try_send(used);
-            }
-            match self.filled.recv() {
-                Ok(Ok((buf, n))) => {
-                    self.cur = buf;
-                    (self.len, self.pos) = (n, 0);
-                    self.done = n == 0;
-                }
-                Ok(Err(e)) => {
-                    self.done = true;
-                    return Err(e);
-                }
-                Err(_) => {
-                    // The thread ended without saying why: it panicked.
-                    self.done = true;
-                    return Err(io::Error::other("the reading thread stopped"));
-                }
-            }
+            self.refill(used)?;
         }
         let n = out.len().min(self.len - self.pos);
         out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
@@ -187,6 +217,72 @@ mod tests {
             }
             // The end (or the error) is final.
             prop_assert_eq!(r.read(&mut [0u8; 16]).unwrap(), 0);
+        }
+    }
+
+    proptest! {
+        /// Reads and whole chunks taken in any mix give the bytes in order, and the
+        /// error in its place.
+        #[test]
+        fn chunks_and_reads_mixed_come_through_in_order(
+            data in proptest::collection::vec(any::<u8>(), 0..20_000),
+            inner_sizes in proptest::collection::vec(1usize..5_000, 1..8),
+            takes in proptest::collection::vec(proptest::option::of(1usize..7_000), 1..8),
+            chunk in 1usize..9_000,
+            fail in proptest::option::of(0usize..20_000),
+        ) {
+            let fail_at = fail.map(|f| f.min(data.len()));
+            let inner = Choppy {
+                data: data.clone(),
+                at: 0,
+                sizes: inner_sizes,
+                turn: 0,
+                interrupted: false,
+                fail_at,
+            };
+            let mut r = ReadAhead::new(inner, chunk);
+            let mut got = Vec::new();
+            let mut used = Vec::new();
+            let mut err = None;
+            for turn in 0.. {
+                let step = match takes[turn % takes.len()] {
+                    // A read of this many bytes.
+                    Some(n) => {
+                        let mut buf = vec![0u8; n];
+                        r.read(&mut buf).map(|k| {
+                            got.extend_from_slice(&buf[..k]);
+                            k > 0
+                        })
+                    }
+                    // A whole chunk.
+                    None => r.next_chunk(std::mem::take(&mut used)).map(|(c, at)| {
+                        let more = !at.is_empty();
+                        got.extend_from_slice(&c[at]);
+                        used = c;
+                        more
+                    }),
+                };
+                match step {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(e) => {
+                        err = Some(e);
+                        break;
+                    }
+                }
+            }
+            match fail_at {
+                None => {
+                    prop_assert!(err.is_none());
+                    prop_assert_eq!(&got, &data);
+                }
+                Some(f) => {
+                    prop_assert_eq!(&got[..], &data[..f]);
+                    prop_assert_eq!(err.expect("an error").to_string(), "broken disk");
+                }
+            }
+            let (_, at) = r.next_chunk(used).unwrap();
+            prop_assert!(at.is_empty());
         }
     }
 
