@@ -1,4 +1,5 @@
-//! The id stream on arbitrary input with options chosen by the first two bytes: no
+//! The id stream on arbitrary input with options chosen by the first two bytes (and
+//! read plainly or from a read-ahead's chunks): no
 //! panic; with --keep-going no error but text that is not CSV under --csv, and one
 //! output line per input line (without --csv, whose quoted fields may hold line ends).
 #![no_main]
@@ -47,7 +48,20 @@ fuzz_target!(|data: &[u8]| {
         key_id: None,
     };
     let mut out = Vec::new();
-    let summary = match stream::run(&codec, &opts, &mut &input[..], &mut out, &mut |_| {}) {
+    // The input read as it is, or through a read-ahead thread's chunks (of 1 to 32
+    // bytes, so that lines span them), as `encode < FILE` reads it.
+    let mut plain = input;
+    let mut ahead = (more & 4 != 0).then(|| {
+        veilkit::streams::ReadAhead::new(
+            std::io::Cursor::new(input.to_vec()),
+            1 + (more >> 3) as usize,
+        )
+    });
+    let source = match &mut ahead {
+        Some(r) => veilkit::streams::Source::Ahead(r),
+        None => veilkit::streams::Source::Read(&mut plain),
+    };
+    let summary = match stream::run(&codec, &opts, source, &mut out, &mut |_| {}) {
         Ok(s) => s,
         // Text that is not CSV stops a CSV stream (its records cannot be told apart).
         Err(stream::StreamError::Csv(_)) if opts.csv => return,
