@@ -142,7 +142,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__bench)
-            opts="-q -h -V --quick --full --json --threads --index --tiny --quiet --help --version all ids nonces codecs breach records"
+            opts="-q -h -V --quiet --quick --full --json --threads --index --tiny --help --version all ids nonces codecs breach records"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -178,7 +178,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__build)
-            opts="-o -f -q -h -V --output --kind --tier --threads --allow-partial --force --quiet --help --version"
+            opts="-q -o -f -h -V --quiet --output --kind --tier --threads --allow-partial --force --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -212,7 +212,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__check)
-            opts="-i -q -h -V --index --filter --quiet --help --version"
+            opts="-q -i -h -V --quiet --index --filter --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -238,7 +238,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__diff)
-            opts="-q -h -V --json --quiet --help --version"
+            opts="-q -h -V --quiet --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -252,7 +252,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__download)
-            opts="-o -f -q -h -V --output --kind --tier --source --parallel --retries --timeout --cacert --accept-encoding --threads --force --quiet --help --version"
+            opts="-q -o -f -h -V --quiet --output --kind --tier --source --parallel --retries --timeout --cacert --accept-encoding --threads --force --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -310,7 +310,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__export__subcmd__ranges)
-            opts="-i -o -q -h -V --index --output --skip-empty --quiet --help --version"
+            opts="-q -i -o -h -V --quiet --index --output --skip-empty --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -340,7 +340,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__info)
-            opts="-q -h -V --json --quiet --help --version"
+            opts="-q -h -V --quiet --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -354,7 +354,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__merge)
-            opts="-o -f -q -h -V --output --force --quiet --help --version"
+            opts="-q -o -f -h -V --quiet --output --force --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -376,7 +376,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__okon)
-            opts="-q -h -V --path --hash --quiet --help --version"
+            opts="-q -h -V --quiet --path --hash --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -398,7 +398,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__query)
-            opts="-i -q -h -V --index --filter --passwords --keep-going --quiet --help --version"
+            opts="-q -i -h -V --quiet --index --filter --passwords --keep-going --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -424,7 +424,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__serve)
-            opts="-i -q -h -V --index --listen --threads --max-connections --in-memory --tls-cert --tls-key --no-verify --quiet --help --version"
+            opts="-q -i -h -V --quiet --index --listen --threads --max-connections --in-memory --tls-cert --tls-key --no-verify --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -466,7 +466,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__update)
-            opts="-o -f -q -h -V --output --json --source --parallel --retries --timeout --cacert --accept-encoding --force --quiet --help --version"
+            opts="-q -o -f -h -V --quiet --output --json --source --parallel --retries --timeout --cacert --accept-encoding --force --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -512,7 +512,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__verify)
-            opts="-q -h -V --json --quiet --help --version"
+            opts="-q -h -V --quiet --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -540,7 +540,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__decode)
-            opts="-d -q -h -V --scheme --format --context --prefix --rounds --stored-nonce --clear-bit --field --csv --header --delimiter --nonce-field --keep-going --key-file --key-id --quiet --help --version"
+            opts="-q -d -h -V --quiet --scheme --format --context --prefix --rounds --stored-nonce --clear-bit --field --csv --header --delimiter --nonce-field --keep-going --key-file --key-id --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -602,7 +602,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__encode)
-            opts="-d -q -h -V --scheme --format --context --prefix --rounds --stored-nonce --clear-bit --field --csv --header --delimiter --nonce-field --keep-going --key-file --random-nonce --quiet --help --version"
+            opts="-q -d -h -V --quiet --scheme --format --context --prefix --rounds --stored-nonce --clear-bit --field --csv --header --delimiter --nonce-field --keep-going --key-file --random-nonce --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -674,7 +674,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__ids__subcmd__sql)
-            opts="-o -f -q -h -V --dialect --scheme --format --context --prefix --rounds --clear-bit --schema --rotate --output --force --key-file --quiet --help --version"
+            opts="-q -o -f -h -V --quiet --dialect --scheme --format --context --prefix --rounds --clear-bit --schema --rotate --output --force --key-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -732,7 +732,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__keygen)
-            opts="-o -f -q -h -V --output --force --add --quiet --help --version"
+            opts="-q -o -f -h -V --quiet --output --force --add --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -758,7 +758,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__keys)
-            opts="-q -h -V --key-file --json --quiet --help --version"
+            opts="-q -h -V --quiet --key-file --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -776,7 +776,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__man)
-            opts="-q -h -V --force --quiet --help --version"
+            opts="-q -h -V --quiet --force --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -790,7 +790,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__nonce)
-            opts="-n -q -h -V --kind --bits --count --machine-id --state --format --decrypt --key-file --quiet --help --version"
+            opts="-q -n -h -V --quiet --kind --bits --count --machine-id --state --format --decrypt --key-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -850,7 +850,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__append)
-            opts="-r -q -h -V --no-header --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --recipient --quiet --help --version"
+            opts="-q -r -h -V --quiet --no-header --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --recipient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -884,7 +884,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__decrypt__subcmd__fields)
-            opts="-o -f -q -h -V --output --fields --token-fields --input-format --no-header --context --force --key-file --keep-tokens --quiet --help --version"
+            opts="-q -o -f -h -V --quiet --output --fields --token-fields --input-format --no-header --context --force --key-file --keep-tokens --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -926,7 +926,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__delete)
-            opts="-q -h -V --keys --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --quiet --help --version"
+            opts="-q -h -V --quiet --keys --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -956,7 +956,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__encrypt__subcmd__fields)
-            opts="-o -f -q -h -V --output --fields --token-fields --input-format --no-header --context --force --key-file --quiet --help --version"
+            opts="-q -o -f -h -V --quiet --output --fields --token-fields --input-format --no-header --context --force --key-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -998,7 +998,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__get)
-            opts="-q -h -V --record --keys --header --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --quiet --help --version"
+            opts="-q -h -V --quiet --record --keys --header --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1032,7 +1032,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__info)
-            opts="-q -h -V --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --json --quiet --help --version"
+            opts="-q -h -V --quiet --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1058,7 +1058,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__open)
-            opts="-o -f -q -h -V --output --force --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --quiet --help --version"
+            opts="-q -o -f -h -V --quiet --output --force --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1092,7 +1092,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__rekey)
-            opts="-r -q -h -V --add-key-file --add-passphrase --add-passphrase-file --remove-key --remove-passphrase --remove-recipient --recipient --recipients-file --rotate-data-key --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --argon2-memory --argon2-passes --quiet --help --version"
+            opts="-q -r -h -V --quiet --add-key-file --add-passphrase --add-passphrase-file --remove-key --remove-passphrase --remove-recipient --recipient --recipients-file --rotate-data-key --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --argon2-memory --argon2-passes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1154,7 +1154,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__seal)
-            opts="-o -k -f -r -q -h -V --output --input-format --key-field --no-header --page-size --compress --force --key-file --passphrase --passphrase-file --identity --weak-ok --recipient --recipients-file --argon2-memory --argon2-passes --quiet --help --version"
+            opts="-q -o -k -f -r -h -V --quiet --output --input-format --key-field --no-header --page-size --compress --force --key-file --passphrase --passphrase-file --identity --weak-ok --recipient --recipients-file --argon2-memory --argon2-passes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1228,7 +1228,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__verify)
-            opts="-q -h -V --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --json --quiet --help --version"
+            opts="-q -h -V --quiet --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1254,7 +1254,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__reencode)
-            opts="-d -q -h -V --scheme --format --context --prefix --rounds --stored-nonce --clear-bit --field --csv --header --delimiter --nonce-field --keep-going --key-file --key-id --quiet --help --version"
+            opts="-q -d -h -V --quiet --scheme --format --context --prefix --rounds --stored-nonce --clear-bit --field --csv --header --delimiter --nonce-field --keep-going --key-file --key-id --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -89,7 +89,7 @@ pub enum Which {
     Records,
 }
 
-/// Arguments of `veilkit bench`.
+// Arguments of `veilkit bench`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::generate::examples_help(&MAN))]
 pub struct Args {

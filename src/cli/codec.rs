@@ -71,7 +71,7 @@ pub enum FormatArg {
     Base62,
 }
 
-/// Options shared by encode, decode and reencode.
+// Options shared by encode, decode and reencode.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CodecArgs {
     /// Ids to transform, one per argument; without any, lines are read from stdin

@@ -34,7 +34,7 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit completions`.
+// Arguments of `veilkit completions`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::generate::examples_help(&MAN))]
 pub struct Args {

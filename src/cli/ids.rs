@@ -54,15 +54,16 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit ids`.
+// Arguments of `veilkit ids`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
     pub command: Command,
 }
 
-/// `veilkit ids` subcommands.
+// `veilkit ids` subcommands.
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Write a psql script defining encode/decode functions identical to the CLI's.
     #[command(long_about = LONG_ABOUT, after_long_help = super::generate::examples_help(&MAN))]
@@ -76,7 +77,7 @@ pub enum Dialect {
     Postgresql,
 }
 
-/// Arguments of `veilkit ids sql`.
+// Arguments of `veilkit ids sql`.
 #[derive(Debug, clap::Args)]
 pub struct SqlArgs {
     /// The database.

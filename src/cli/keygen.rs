@@ -44,7 +44,7 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit keygen`.
+// Arguments of `veilkit keygen`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::generate::examples_help(&MAN))]
 pub struct Args {

@@ -11,7 +11,7 @@ pub const ENV_KEY_FILE: &str = "VEILKIT_KEY_FILE";
 /// The environment variable holding key text (for containers).
 pub const ENV_KEY: &str = "VEILKIT_KEY";
 
-/// Key options shared by every command that needs a key.
+// Key options shared by every command that needs a key.
 #[derive(Debug, Clone, clap::Args)]
 pub struct KeyArgs {
     /// Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input,

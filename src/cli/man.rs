@@ -29,7 +29,7 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit man`.
+// Arguments of `veilkit man`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::generate::examples_help(&MAN))]
 pub struct Args {

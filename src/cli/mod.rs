@@ -99,8 +99,9 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands.
+// The subcommands.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     #[command(about = keygen::ABOUT, long_about = keygen::LONG_ABOUT)]
     Keygen(keygen::Args),

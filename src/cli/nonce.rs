@@ -107,7 +107,7 @@ pub enum FormatArg {
     Binary,
 }
 
-/// Arguments of `veilkit nonce`.
+// Arguments of `veilkit nonce`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::generate::examples_help(&MAN))]
 pub struct Args {

@@ -25,7 +25,7 @@ pub const MAN: ManExtra = ManExtra {
     )],
 };
 
-/// Arguments of `veilkit reencode`.
+// Arguments of `veilkit reencode`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::generate::examples_help(&MAN))]
 pub struct Args {

@@ -90,7 +90,7 @@ pub enum TierArg {
     FilterSmall,
 }
 
-/// Arguments of `veilkit breach build`.
+// Arguments of `veilkit breach build`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

@@ -37,7 +37,7 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit breach diff`.
+// Arguments of `veilkit breach diff`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

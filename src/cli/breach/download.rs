@@ -69,7 +69,7 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// How ranges are fetched (`download` and `update`).
+// How ranges are fetched (`download` and `update`).
 #[derive(Debug, clap::Args)]
 pub struct WireArgs {
     /// A mirror: a URL with `{prefix}`, or the base of a range API.
@@ -136,7 +136,7 @@ impl WireArgs {
     }
 }
 
-/// Arguments of `veilkit breach download`.
+// Arguments of `veilkit breach download`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

@@ -28,7 +28,7 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit breach info`.
+// Arguments of `veilkit breach info`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

@@ -30,7 +30,7 @@ pub const MAN: ManExtra = ManExtra {
     )],
 };
 
-/// Arguments of `veilkit breach merge`.
+// Arguments of `veilkit breach merge`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

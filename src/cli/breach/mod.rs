@@ -53,7 +53,7 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit breach`.
+// Arguments of `veilkit breach`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::generate::examples_help(&MAN))]
 pub struct Args {
@@ -61,8 +61,9 @@ pub struct Args {
     pub command: Command,
 }
 
-/// The breach subcommands.
+// The breach subcommands.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     #[command(about = build::ABOUT, long_about = build::LONG_ABOUT)]
     Build(build::Args),

@@ -56,7 +56,7 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit breach okon` (okon-cli's check).
+// Arguments of `veilkit breach okon` (okon-cli's check).
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

@@ -52,7 +52,7 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit breach query`.
+// Arguments of `veilkit breach query`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

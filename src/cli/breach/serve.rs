@@ -72,7 +72,7 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit breach serve`.
+// Arguments of `veilkit breach serve`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

@@ -27,7 +27,7 @@ pub const MAN: ManExtra = ManExtra {
     )],
 };
 
-/// Arguments of `veilkit breach verify`.
+// Arguments of `veilkit breach verify`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

@@ -30,7 +30,7 @@ pub const MAN: ManExtra = ManExtra {
     )],
 };
 
-/// Arguments of `veilkit records decrypt-fields`.
+// Arguments of `veilkit records decrypt-fields`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

@@ -42,7 +42,7 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit records delete`.
+// Arguments of `veilkit records delete`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

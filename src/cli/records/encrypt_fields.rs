@@ -53,7 +53,7 @@ pub enum DelimitedArg {
     Tsv,
 }
 
-/// Options shared by `encrypt-fields` and `decrypt-fields`.
+// Options shared by `encrypt-fields` and `decrypt-fields`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct FieldArgs {
     /// The input: a file, or `-` for standard input.
@@ -170,7 +170,7 @@ pub fn run_fields(args: &FieldArgs, opts: Options, f: FieldFn) -> anyhow::Result
     Ok(Status::Success)
 }
 
-/// Arguments of `veilkit records encrypt-fields`.
+// Arguments of `veilkit records encrypt-fields`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

@@ -33,7 +33,7 @@ pub const MAN: ManExtra = ManExtra {
     ],
 };
 
-/// Arguments of `veilkit records info`.
+// Arguments of `veilkit records info`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {

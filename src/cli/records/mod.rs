@@ -78,7 +78,7 @@ pub const ENV_INPUT: &[(&str, &str)] = &[
     ),
 ];
 
-/// Arguments of `veilkit records`.
+// Arguments of `veilkit records`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::generate::examples_help(&MAN))]
 pub struct Args {
@@ -86,8 +86,9 @@ pub struct Args {
     pub command: Command,
 }
 
-/// The records subcommands.
+// The records subcommands.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     #[command(about = seal::ABOUT, long_about = seal::LONG_ABOUT)]
     Seal(seal::Args),
@@ -127,7 +128,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     }
 }
 
-/// How a record file is unlocked: a key file, a passphrase, or both.
+// How a record file is unlocked: a key file, a passphrase, or both.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SecretArgs {
     #[command(flatten)]
@@ -160,8 +161,8 @@ pub struct SecretArgs {
     pub weak_ok: bool,
 }
 
-/// Public keys that may open a record file without being able to write or read it
-/// here: age X25519 recipients.
+// Public keys that may open a record file without being able to write or read it
+// here: age X25519 recipients.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RecipientArgs {
     /// Add a key slot for an age X25519 recipient (age1..., as `age-keygen` prints it);
@@ -229,7 +230,7 @@ pub fn load_identities(paths: &[PathBuf]) -> anyhow::Result<Vec<Identity>> {
     Ok(out)
 }
 
-/// Argon2id parameters of new passphrase slots.
+// Argon2id parameters of new passphrase slots.
 #[derive(Debug, Clone, clap::Args)]
 pub struct KdfArgs {
     /// Argon2id memory of a new passphrase slot, in MiB (at most 1024).
@@ -408,7 +409,7 @@ impl SecretArgs {
     }
 }
 
-/// What to do about a damaged header copy.
+// What to do about a damaged header copy.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RecoveryArgs {
     /// For a format-1 file whose newer header copy is damaged: use the intact copy, which

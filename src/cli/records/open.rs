@@ -41,7 +41,7 @@ pub const MAN: ManExtra = ManExtra {
 /// Plaintext held in memory to verify a file before printing any of it.
 const VERIFY_BUDGET: usize = 256 << 20;
 
-/// Arguments of `veilkit records open`.
+// Arguments of `veilkit records open`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::generate::examples_help(&MAN))]
 pub struct Args {
