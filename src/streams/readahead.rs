@@ -170,6 +170,41 @@ mod tests {
         }
     }
 
+    impl Choppy {
+        /// `data` in reads of `sizes` in turn, failing at `fail_at`.
+        fn new(data: &[u8], sizes: Vec<usize>, fail_at: Option<usize>) -> Choppy {
+            Choppy {
+                data: data.to_vec(),
+                at: 0,
+                sizes,
+                turn: 0,
+                interrupted: false,
+                fail_at,
+            }
+        }
+    }
+
+    /// `got` and `err` are `data`, or every byte of it before `fail_at` and then the
+    /// error itself.
+    fn same_stream(
+        got: &[u8],
+        err: Option<io::Error>,
+        data: &[u8],
+        fail_at: Option<usize>,
+    ) -> Result<(), TestCaseError> {
+        match fail_at {
+            None => {
+                prop_assert!(err.is_none());
+                prop_assert_eq!(got, data);
+            }
+            Some(f) => {
+                prop_assert_eq!(got, &data[..f]);
+                prop_assert_eq!(err.expect("an error").to_string(), "broken disk");
+            }
+        }
+        Ok(())
+    }
+
     fn read_all(r: &mut ReadAhead, sizes: &[usize]) -> (Vec<u8>, Option<io::Error>) {
         let mut got = Vec::new();
         let mut turn = 0;
@@ -194,27 +229,9 @@ mod tests {
             fail in proptest::option::of(0usize..20_000),
         ) {
             let fail_at = fail.map(|f| f.min(data.len()));
-            let inner = Choppy {
-                data: data.clone(),
-                at: 0,
-                sizes: inner_sizes,
-                turn: 0,
-                interrupted: false,
-                fail_at,
-            };
-            let mut r = ReadAhead::new(inner, chunk);
+            let mut r = ReadAhead::new(Choppy::new(&data, inner_sizes, fail_at), chunk);
             let (got, err) = read_all(&mut r, &outer_sizes);
-            match fail_at {
-                None => {
-                    prop_assert!(err.is_none());
-                    prop_assert_eq!(&got, &data);
-                }
-                Some(f) => {
-                    // Every byte before the error, then the error itself.
-                    prop_assert_eq!(&got[..], &data[..f]);
-                    prop_assert_eq!(err.expect("an error").to_string(), "broken disk");
-                }
-            }
+            same_stream(&got, err, &data, fail_at)?;
             // The end (or the error) is final.
             prop_assert_eq!(r.read(&mut [0u8; 16]).unwrap(), 0);
         }
@@ -232,15 +249,7 @@ mod tests {
             fail in proptest::option::of(0usize..20_000),
         ) {
             let fail_at = fail.map(|f| f.min(data.len()));
-            let inner = Choppy {
-                data: data.clone(),
-                at: 0,
-                sizes: inner_sizes,
-                turn: 0,
-                interrupted: false,
-                fail_at,
-            };
-            let mut r = ReadAhead::new(inner, chunk);
+            let mut r = ReadAhead::new(Choppy::new(&data, inner_sizes, fail_at), chunk);
             let mut got = Vec::new();
             let mut used = Vec::new();
             let mut err = None;
@@ -271,16 +280,7 @@ mod tests {
                     }
                 }
             }
-            match fail_at {
-                None => {
-                    prop_assert!(err.is_none());
-                    prop_assert_eq!(&got, &data);
-                }
-                Some(f) => {
-                    prop_assert_eq!(&got[..], &data[..f]);
-                    prop_assert_eq!(err.expect("an error").to_string(), "broken disk");
-                }
-            }
+            same_stream(&got, err, &data, fail_at)?;
             let (_, at) = r.next_chunk(used).unwrap();
             prop_assert!(at.is_empty());
         }
