@@ -61,7 +61,13 @@ fuzz_target!(|data: &[u8]| {
         Some(r) => veilkit::streams::Source::Ahead(r),
         None => veilkit::streams::Source::Read(&mut plain),
     };
-    let summary = match stream::run(&codec, &opts, source, &mut out, &mut |_| {}) {
+    let result = stream::run(&codec, &opts, source, &mut out, &mut |_| {});
+    // Read to the end, so that the read-ahead's thread is joined when it is dropped.
+    if let Some(r) = &mut ahead {
+        let mut rest = [0u8; 64];
+        while matches!(std::io::Read::read(r, &mut rest), Ok(n) if n > 0) {}
+    }
+    let summary = match result {
         Ok(s) => s,
         // Text that is not CSV stops a CSV stream (its records cannot be told apart).
         Err(stream::StreamError::Csv(_)) if opts.csv => return,

@@ -15,8 +15,8 @@ const QUEUED: usize = 2;
 /// place in the stream (after every byte read before it), and the stream ends there. A
 /// read of the inner reader interrupted by a signal is retried. The thread stops at the
 /// end of the input, at an error, or when this reader is dropped and it has a chunk to
-/// hand over; it is not joined, so a thread waiting on a read that never returns (a
-/// terminal) does not hold up the drop.
+/// hand over. A drop after the end (or the error) joins it; an earlier one does not, so
+/// that a thread waiting on a read that never returns (a terminal) does not hold it up.
 pub struct ReadAhead {
     filled: Receiver<io::Result<(Vec<u8>, usize)>>,
     spare: SyncSender<Vec<u8>>,
@@ -25,6 +25,9 @@ pub struct ReadAhead {
     len: usize,
     pos: usize,
     done: bool,
+    /// The reading thread, joined on drop once the stream has ended (it has sent its
+    /// last message and is returning), left to end by itself otherwise.
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl ReadAhead {
@@ -54,7 +57,7 @@ impl ReadAhead {
                 }
             });
         // As for the threaded writer: a process that cannot start a thread cannot run.
-        started.expect("a thread can be started");
+        let thread = started.expect("a thread can be started");
         ReadAhead {
             filled,
             spare,
@@ -62,6 +65,7 @@ impl ReadAhead {
             len: 0,
             pos: 0,
             done: false,
+            thread: Some(thread),
         }
     }
 }
@@ -111,6 +115,17 @@ impl ReadAhead {
         let range = self.pos..self.len;
         self.pos = self.len;
         Ok((std::mem::take(&mut self.cur), range))
+    }
+}
+
+impl Drop for ReadAhead {
+    fn drop(&mut self) {
+        if self.done
+            && let Some(t) = self.thread.take()
+        {
+            // Its last send is made: it is returning, not waiting on the input.
+            let _ = t.join();
+        }
     }
 }
 
@@ -284,6 +299,40 @@ mod tests {
             let (_, at) = r.next_chunk(used).unwrap();
             prop_assert!(at.is_empty());
         }
+    }
+
+    /// A reader of a few bytes that, when its thread drops it, takes a while and then
+    /// says so.
+    struct SlowToEnd(
+        io::Cursor<Vec<u8>>,
+        std::sync::Arc<std::sync::atomic::AtomicBool>,
+    );
+
+    impl Read for SlowToEnd {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            self.0.read(out)
+        }
+    }
+
+    impl Drop for SlowToEnd {
+        fn drop(&mut self) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            self.1.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_drop_after_the_end_joins_the_thread() {
+        let ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut r = ReadAhead::new(
+            SlowToEnd(io::Cursor::new(b"abc".to_vec()), ended.clone()),
+            2,
+        );
+        let mut all = Vec::new();
+        r.read_to_end(&mut all).unwrap();
+        assert_eq!(all, b"abc");
+        drop(r);
+        assert!(ended.load(std::sync::atomic::Ordering::SeqCst));
     }
 
     #[test]
