@@ -300,6 +300,8 @@ mod tests {
     fn the_help_says_how_much_a_pipe_holds_in_memory() {
         let said = format!("first {} MiB", HELD_BYTES >> 20);
         let mut cli = crate::cli::Cli::command();
+        // Subcommands' arguments are deferred until the tree is built.
+        cli.build();
         let records = cli.find_subcommand_mut("records").expect("records");
         for name in ["seal", "append"] {
             let help = records
