@@ -139,9 +139,9 @@ impl<R: BufRead> Lines<R> {
 pub struct LineBlocks<'r> {
     reader: Source<'r>,
     /// Read mode: the bytes read. Chunk mode: the start of a line carried over from an
-    /// earlier chunk.
+    /// earlier chunk (and nothing else).
     buf: Vec<u8>,
-    /// Bytes of `buf` read so far.
+    /// Read mode: bytes of `buf` read so far.
     len: usize,
     /// Bytes at the start of `buf` handed out by the last call, dropped by the next.
     handed: usize,
@@ -240,16 +240,17 @@ impl<'r> LineBlocks<'r> {
     fn next_chunked(&mut self) -> Result<Option<&[u8]>, BlockError> {
         if self.handed > 0 {
             // The carried line was handed out.
-            (self.len, self.handed) = (0, 0);
+            self.buf.clear();
+            self.handed = 0;
         }
         loop {
             if self.at.is_empty() {
                 if self.eof {
-                    if self.len == 0 {
+                    if self.buf.is_empty() {
                         return Ok(None);
                     }
-                    self.handed = self.len;
-                    return Ok(Some(&self.buf[..self.len]));
+                    self.handed = self.buf.len();
+                    return Ok(Some(&self.buf));
                 }
                 let Source::Ahead(ahead) = &mut self.reader else {
                     unreachable!("chunk mode reads a ReadAhead")
@@ -260,21 +261,20 @@ impl<'r> LineBlocks<'r> {
                 continue;
             }
             let part = &self.chunk[self.at.clone()];
-            if self.len > 0 {
+            if !self.buf.is_empty() {
                 // A line begun in an earlier chunk: it ends at this part's first line end.
                 let (take, ends) = match memchr::memchr(b'\n', part) {
                     Some(i) => (i + 1, true),
                     None => (part.len(), false),
                 };
-                if self.len + take > self.cap {
+                if self.buf.len() + take > self.cap {
                     return Err(BlockError::TooLong(self.cap));
                 }
                 self.buf.extend_from_slice(&part[..take]);
-                self.len += take;
                 self.at.start += take;
                 if ends {
-                    self.handed = self.len;
-                    return Ok(Some(&self.buf[..self.len]));
+                    self.handed = self.buf.len();
+                    return Ok(Some(&self.buf));
                 }
                 continue;
             }
@@ -290,9 +290,7 @@ impl<'r> LineBlocks<'r> {
                 }
                 None => {
                     // The chunk's last line goes on in the next chunk.
-                    self.buf.clear();
                     self.buf.extend_from_slice(part);
-                    self.len = part.len();
                     self.at.start = self.at.end;
                 }
             }

@@ -68,16 +68,19 @@ impl ReadAhead {
             thread: Some(thread),
         }
     }
-}
 
-impl ReadAhead {
-    /// Takes the next chunk from the thread (handing `used` back to it for reuse) unless
-    /// the stream has ended; an error ends the stream.
-    fn refill(&mut self, used: Vec<u8>) -> io::Result<()> {
+    /// Hands a used buffer back to the thread for reuse.
+    fn give_back(&self, used: Vec<u8>) {
         if !used.is_empty() {
             // Full (the reader has its spares) or gone: the buffer is dropped.
             let _ = self.spare.try_send(used);
         }
+    }
+
+    /// Takes the next chunk from the thread (handing `used` back to it for reuse) unless
+    /// the stream has ended; an error ends the stream.
+    fn refill(&mut self, used: Vec<u8>) -> io::Result<()> {
+        self.give_back(used);
         if self.done {
             return Ok(());
         }
@@ -109,9 +112,7 @@ impl ReadAhead {
             let cur = std::mem::take(&mut self.cur);
             self.refill(cur)?;
         }
-        if !used.is_empty() {
-            let _ = self.spare.try_send(used);
-        }
+        self.give_back(used);
         let range = self.pos..self.len;
         self.pos = self.len;
         Ok((std::mem::take(&mut self.cur), range))
