@@ -309,27 +309,9 @@ fn an_incomplete_per_prefix_directory_is_refused_unless_marked_partial() {
 fn a_full_disk_during_a_build_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let small = dir.path().join("small");
-    std::fs::create_dir(&small).unwrap();
-    let mounted = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
-        .arg(&small)
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !super::common::have(
-        "root, to mount a 256 KiB tmpfs",
-        "run the tests as root",
-        mounted,
-    ) {
+    let Some(_mounted) = super::common::small_tmpfs(&small, "256k") else {
         return;
-    }
-    struct Unmount(PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg(&self.0).status();
-        }
-    }
-    let _guard = Unmount(small.clone());
+    };
     let dump: String = (0..40_000u64)
         .map(|i| format!("{:040X}:{}\n", (u128::from(i) + 1) << 90, i + 1))
         .collect();

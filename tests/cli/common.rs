@@ -81,6 +81,37 @@ pub fn have(what: &str, install: &str, present: bool) -> bool {
     false
 }
 
+/// A tmpfs of `size` (as mount's `size=` takes it) mounted at `dir` (made here), unmounted
+/// when the guard is dropped; `None` when it cannot be mounted (not root): see [`have`]
+/// for what happens then.
+#[cfg(target_os = "linux")]
+pub fn small_tmpfs(dir: &std::path::Path, size: &str) -> Option<Unmount> {
+    std::fs::create_dir(dir).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(dir)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    have(
+        &format!("root, to mount a {size} tmpfs"),
+        "run the tests as root",
+        mounted,
+    )
+    .then(|| Unmount(dir.to_path_buf()))
+}
+
+/// Unmounts its directory when dropped.
+#[cfg(target_os = "linux")]
+pub struct Unmount(std::path::PathBuf);
+
+#[cfg(target_os = "linux")]
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
 /// A Python in which `probe` runs without error (the one `VEILKIT_CLIENT_PYTHON` names,
 /// else `python3`), or `None` when there is none: see [`have`] for what happens then.
 /// `what` names what the test needs, `install` how to get it.

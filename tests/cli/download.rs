@@ -73,8 +73,14 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
     let kept_copy = dir.path().join("kept.journal");
     std::fs::copy(&journal, &kept_copy).unwrap();
 
-    // The rerun continues, and the result is the build of the same data.
-    run_ok(&mut download());
+    // The rerun continues, and the result is the build of the same data. The disk has
+    // room for it: no warning.
+    let rerun = run_ok(&mut download());
+    assert_eq!(
+        stderr_of(&rerun),
+        "",
+        "a download with room to spare warned"
+    );
     assert_eq!(
         std::fs::read(&out).unwrap(),
         std::fs::read(&reference).unwrap()
@@ -386,4 +392,42 @@ fn a_second_download_into_the_same_index_is_refused_while_one_runs() {
         std::fs::read(&reference).unwrap()
     );
     assert!(!journal.exists());
+}
+
+/// A download into a file system too small for it says so in its first seconds (once,
+/// from its first 4,096 ranges, with `--quiet` too: a warning), then stops with the
+/// system's error when the disk fills, its hint saying that the journal keeps what it
+/// did. A download with room enough (every other test here) warns of nothing.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_download_into_a_disk_too_small_warns_in_its_first_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = build_from(dir.path(), "ref", &password_dump(2_000));
+    let small = dir.path().join("small");
+    let Some(_mounted) = small_tmpfs(&small, "4m") else {
+        return;
+    };
+    let server = Server::start_with(&[&reference], &[]);
+    let out = std_veilkit()
+        .args(["-q", "breach", "download", "--parallel", "16", "--source"])
+        .arg(&server.url)
+        .arg("-o")
+        .arg(small.join("hibp.idx"))
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let warned = err
+        .find("veilkit: warning: ")
+        .unwrap_or_else(|| panic!("no warning: {err}"));
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
+    assert!(
+        err.contains("needs about") && err.contains("is free"),
+        "{err}"
+    );
+    let failed = err
+        .find("No space left on device")
+        .unwrap_or_else(|| panic!("no error: {err}"));
+    assert!(warned < failed, "{err}");
+    assert!(!small.join("hibp.idx").exists());
 }

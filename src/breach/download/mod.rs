@@ -96,6 +96,60 @@ pub struct Plan<'a> {
     /// For an update: the index to refresh, and each range's validators as last fetched
     /// (conditional requests; a range answered 304 is taken from the index).
     pub previous: Option<Previous<'a>>,
+    /// Told once, after the first [`OUTLOOK_AFTER`] ranges, what the download will have
+    /// written by its end (so that a disk too small is said in the first seconds, not
+    /// when it fills).
+    pub outlook: Option<OutlookFn<'a>>,
+}
+
+/// After how many ranges (replayed or fetched) a download estimates what it will write.
+pub const OUTLOOK_AFTER: u32 = 4096;
+
+/// What a download has written and will have written by its end (before its journal is
+/// removed), estimated from its first ranges: the journal, the exact index and the
+/// validators' sidecar, each scaled from its first ranges to all of them (hashes and
+/// validators are spread evenly over the prefixes). The index is counted at the packed
+/// size of its hashes, a little above its own (about 21 bytes a SHA-1 hash against 19).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outlook {
+    /// Bytes written so far, about.
+    pub written: u64,
+    /// Bytes there will be at the end, about.
+    pub total: u64,
+}
+
+impl Outlook {
+    /// Bytes still to be written, about.
+    pub fn more(&self) -> u64 {
+        self.total.saturating_sub(self.written)
+    }
+
+    /// The outlook after `done` of `all` ranges that held `packed` bytes of hashes and
+    /// `validators` bytes of ETags and Last-Modified values.
+    fn of(done: u32, all: u32, packed: u64, validators: u64) -> Outlook {
+        let n = u64::from(done);
+        // Journal entry: 20 bytes of framing, the validators and the hashes; sidecar
+        // line: the prefix, two tabs and a line end beside the validators; the index:
+        // the hashes.
+        let written = (20 * n + validators + packed) + (8 * n + validators) + packed;
+        let total = if done == 0 {
+            written
+        } else {
+            (u128::from(written) * u128::from(all) / u128::from(done)).min(u128::from(u64::MAX))
+                as u64
+        };
+        Outlook { written, total }
+    }
+}
+
+/// A callback given an [`Outlook`].
+#[derive(Clone, Copy)]
+pub struct OutlookFn<'a>(pub &'a (dyn Fn(Outlook) + Sync));
+
+impl std::fmt::Debug for OutlookFn<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OutlookFn")
+    }
 }
 
 /// The index an update refreshes.
@@ -129,6 +183,7 @@ pub fn download(
         spool_dir,
         ranges: end,
         previous,
+        outlook,
     } = plan;
     let replay = journal::open(journal_path, kind, fetcher.source().template())?;
     progress.set_total(u64::from(end));
@@ -150,6 +205,9 @@ pub fn download(
         progress,
         stats: &mut stats,
         last_sync: Instant::now(),
+        outlook,
+        fed_packed: 0,
+        fed_validators: 0,
     };
     let built = build::build(
         BuildSource::Packed {
@@ -221,6 +279,10 @@ struct Ranges<'a> {
     progress: &'a (dyn Progress + Sync),
     stats: &'a mut Stats,
     last_sync: Instant,
+    outlook: Option<OutlookFn<'a>>,
+    /// Bytes of the packed hashes and of the validators of the ranges fed so far.
+    fed_packed: u64,
+    fed_validators: u64,
 }
 
 impl Ranges<'_> {
@@ -354,9 +416,23 @@ impl Ranges<'_> {
         self.validators
             .push(&entry)
             .map_err(DownloadError::Validators)?;
+        self.fed_packed += entry.packed.len() as u64;
+        self.fed_validators += (entry.etag.as_ref().map_or(0, String::len)
+            + entry.last_modified.as_ref().map_or(0, String::len))
+            as u64;
         self.current = entry.packed;
         self.next += 1;
         self.progress.advance(1);
+        if let Some(OutlookFn(tell)) = self.outlook
+            && self.next == OUTLOOK_AFTER.min(self.end)
+        {
+            tell(Outlook::of(
+                self.next,
+                self.end,
+                self.fed_packed,
+                self.fed_validators,
+            ));
+        }
         Ok(())
     }
 

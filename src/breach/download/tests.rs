@@ -277,6 +277,17 @@ fn reference(dump: &[u8], dir: &std::path::Path) -> Vec<u8> {
 }
 
 fn run(server: &Server, dir: &std::path::Path, retries: u32) -> Result<Vec<u8>, DownloadError> {
+    run_with(server, dir, retries, None).map(|(index, _)| index)
+}
+
+/// [`run`], with `outlook` given the download's outlook; also returns the validators'
+/// sidecar as written.
+fn run_with(
+    server: &Server,
+    dir: &std::path::Path,
+    retries: u32,
+    outlook: Option<super::OutlookFn<'_>>,
+) -> Result<(Vec<u8>, Vec<u8>), DownloadError> {
     let fetcher = Fetcher::new(
         server.source(),
         HashKind::Sha1,
@@ -301,12 +312,13 @@ fn run(server: &Server, dir: &std::path::Path, retries: u32) -> Result<Vec<u8>, 
             spool_dir: dir,
             ranges: RANGES,
             previous: None,
+            outlook,
         },
         &mut out,
         &mut validators,
         &NoProgress,
     )?;
-    let text = String::from_utf8(validators).unwrap();
+    let text = String::from_utf8(validators.clone()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), RANGES as usize + 1);
     assert!(lines[1].starts_with("00000\t\""), "{}", lines[1]);
@@ -314,7 +326,45 @@ fn run(server: &Server, dir: &std::path::Path, retries: u32) -> Result<Vec<u8>, 
     use std::io::Seek;
     out.rewind().unwrap();
     out.read_to_end(&mut bytes).unwrap();
-    Ok(bytes)
+    Ok((bytes, validators))
+}
+
+/// The outlook of a download that ends before [`super::OUTLOOK_AFTER`] ranges comes once,
+/// after its last range, and counts exactly what it wrote: its journal's entries, its
+/// sidecar's lines and its hashes packed (the journal's entries less their framing and
+/// validators).
+#[test]
+fn the_outlook_counts_what_the_download_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, bodies) = data(3);
+    let server = Server::start(bodies, Arc::new(|_, _| Fault::None));
+    let told = Mutex::new(Vec::new());
+    let tell = |o: super::Outlook| told.lock().unwrap().push(o);
+    let (_, sidecar) = run_with(&server, dir.path(), 0, Some(super::OutlookFn(&tell))).unwrap();
+    let told = told.into_inner().unwrap();
+    assert_eq!(told.len(), 1, "{told:?}");
+    let n = u64::from(RANGES);
+    let header = 8 + 1 + 3 + 4 + server.source().template().len() as u64 + 8;
+    let entries = std::fs::metadata(dir.path().join("journal")).unwrap().len() - header;
+    let first_line = sidecar.iter().position(|&b| b == b'\n').unwrap() as u64 + 1;
+    let lines = sidecar.len() as u64 - first_line;
+    let packed = entries - 20 * n - (lines - 8 * n);
+    assert!(packed > 0);
+    assert_eq!(told[0].written, entries + lines + packed);
+    assert_eq!(told[0].total, told[0].written);
+    assert_eq!(told[0].more(), 0);
+}
+
+/// The outlook scales what the first ranges wrote to all of them.
+#[test]
+fn the_outlook_scales_the_first_ranges_to_all() {
+    let o = super::Outlook::of(4096, 1 << 20, 1_000_000, 50_000);
+    let written = 28 * 4096 + 2 * 50_000 + 2 * 1_000_000;
+    assert_eq!(o.written, written);
+    assert_eq!(o.total, written * 256);
+    assert_eq!(o.more(), written * 255);
+    let none = super::Outlook::of(0, 1 << 20, 0, 0);
+    assert_eq!((none.written, none.total), (0, 0));
 }
 
 #[test]
@@ -494,6 +544,7 @@ fn an_update_fetches_only_changed_ranges_and_gives_the_build_of_the_new_data() {
                 index: &index,
                 validators: &validators,
             }),
+            outlook: None,
         },
         &mut out,
         &mut std::io::sink(),

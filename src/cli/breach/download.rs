@@ -3,7 +3,7 @@
 use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::input::read_small;
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
-use super::super::report::{hinted, info, with_hint};
+use super::super::report::{hinted, info, warn, with_hint};
 use super::super::{Global, Status};
 use super::build::{KindArg, TierArg, convert};
 use crate::breach::HashKind;
@@ -40,7 +40,9 @@ Resumable: completed ranges go to a journal beside the output (.INDEX.download).
 any moment, the same command run again reads them back instead of fetching them and \
 continues from the first range missing; the index is the same as an uninterrupted run's. \
 The journal is removed when the index is in place. A journal of another download (other \
-kind or source) is refused, never mixed in.
+kind or source) is refused, never mixed in. Disk: about twice the index until the end (the \
+index and the journal); after the first 4,096 ranges the download estimates what it will \
+write and warns at once when the output's file system has less free space than that.
 
 For an exact index, each range's ETag and Last-Modified are kept in INDEX.validators (a \
 text sidecar, docs/BREACH-FORMAT.md), for conditional requests when refreshing.";
@@ -180,6 +182,43 @@ pub fn validators_path(index: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// Bytes as a short decimal size: `512 kB`, `38.2 GB`.
+fn size_text(bytes: u64) -> String {
+    let b = bytes as f64;
+    match bytes {
+        0..1_000_000 => format!("{:.0} kB", (b / 1e3).ceil()),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", b / 1e6),
+        _ => format!("{:.1} GB", b / 1e9),
+    }
+}
+
+/// The download's [`download::Outlook`] callback: a warning when the file system of
+/// `dir` (where the index, its journal and its sidecar go) has less space free than the
+/// download will still write. A warning, not an error: the estimate comes from the first
+/// ranges, and a download stopped by a full disk continues when run again.
+pub fn space_check<'a>(
+    dir: &'a Path,
+    index: &'a Path,
+    bar: &'a Bar,
+) -> impl Fn(download::Outlook) + Sync + 'a {
+    move |outlook| {
+        let Ok(fs) = rustix::fs::statvfs(dir) else {
+            return;
+        };
+        let free = fs.f_bavail.saturating_mul(fs.f_frsize);
+        if outlook.more() > free {
+            bar.suspend(|| {
+                warn(format!(
+                    "{}: this download needs about {} more on its file system (the index, its journal until the end, the validators), and {} is free; it will stop when the disk is full, and the same command, run again once there is room, continues from there",
+                    display_path(index),
+                    size_text(outlook.more()),
+                    size_text(free),
+                ));
+            });
+        }
+    }
+}
+
 /// Runs `veilkit breach download`.
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     if is_stdio(&args.output) {
@@ -225,6 +264,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             .with_context(|| format!("{}: temporary index", dir.display()))?;
         &mut temp
     };
+    let check = space_check(&dir, &args.output, &bar);
     let stats = {
         let sink: &mut (dyn std::io::Write + Send) = match sidecar.as_mut() {
             Some(s) => s,
@@ -239,6 +279,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 spool_dir: &dir,
                 ranges: crate::breach::ranges::PREFIXES,
                 previous: None,
+                outlook: Some(download::OutlookFn(&check)),
             },
             target,
             sink,

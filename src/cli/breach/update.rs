@@ -5,7 +5,7 @@ use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
 use super::super::report::{info, warn};
 use super::super::{Global, Status};
-use super::download::{WireArgs, explain, journal_path, validators_path};
+use super::download::{WireArgs, explain, journal_path, space_check, validators_path};
 use crate::breach::download::{self, fetch, validators};
 use crate::breach::ranges::PREFIXES;
 use anyhow::Context;
@@ -118,6 +118,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let dir = crate::streams::parent_dir(&target).to_path_buf();
     let journal = journal_path(&target);
     let bar = Bar::ranges(global, "ranges");
+    let check = space_check(&dir, &target, &bar);
     let stats = download::download(
         fetcher,
         download::Plan {
@@ -130,6 +131,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 index: &old,
                 validators: &known,
             }),
+            outlook: Some(download::OutlookFn(&check)),
         },
         out.file_mut().context("index")?,
         &mut new_sidecar,
