@@ -43,6 +43,18 @@ pub fn size_text(n: usize) -> String {
     format!("{n} bytes")
 }
 
+/// A byte count to a tenth of the largest binary unit not above it (`4.2 MiB`, `38.0
+/// GiB`, `512 bytes`): for sizes that are measured or estimated, where [`size_text`]
+/// names exact limits.
+pub fn approx_size(n: u64) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if n >= 1 << shift {
+            return format!("{:.1} {unit}", n as f64 / (1u64 << shift) as f64);
+        }
+    }
+    format!("{n} bytes")
+}
+
 /// Reads at most `cap` bytes of `reader` to its end; more is an error of kind
 /// `InvalidData` saying so. For key, passphrase and state files, which may name a
 /// device or a pipe that never ends.
@@ -561,6 +573,15 @@ mod tests {
             "line 3: longer than 8 bytes (the limit of one line)"
         );
         assert_eq!(size_text(640 << 10), "640 KiB");
+    }
+
+    #[test]
+    fn approximate_sizes_take_the_largest_unit_to_a_tenth() {
+        assert_eq!(approx_size(0), "0 bytes");
+        assert_eq!(approx_size(1023), "1023 bytes");
+        assert_eq!(approx_size(1024), "1.0 KiB");
+        assert_eq!(approx_size(4_404_019), "4.2 MiB");
+        assert_eq!(approx_size(38 << 30), "38.0 GiB");
     }
 
     #[test]

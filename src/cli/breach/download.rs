@@ -182,16 +182,6 @@ pub fn validators_path(index: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Bytes as a short decimal size: `512 kB`, `38.2 GB`.
-fn size_text(bytes: u64) -> String {
-    let b = bytes as f64;
-    match bytes {
-        0..1_000_000 => format!("{:.0} kB", (b / 1e3).ceil()),
-        1_000_000..1_000_000_000 => format!("{:.1} MB", b / 1e6),
-        _ => format!("{:.1} GB", b / 1e9),
-    }
-}
-
 /// The download's [`download::Outlook`] callback: a warning when the file system of
 /// `dir` (where the index, its journal and its sidecar go) has less space free than the
 /// download will still write. A warning, not an error: the estimate comes from the first
@@ -211,8 +201,8 @@ pub fn space_check<'a>(
                 warn(format!(
                     "{}: this download needs about {} more on its file system (the index, its journal until the end, the validators), and {} is free; it will stop when the disk is full, and the same command, run again once there is room, continues from there",
                     display_path(index),
-                    size_text(outlook.more()),
-                    size_text(free),
+                    crate::streams::approx_size(outlook.more()),
+                    crate::streams::approx_size(free),
                 ));
             });
         }
