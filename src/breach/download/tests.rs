@@ -318,7 +318,7 @@ fn run_with(
         &mut validators,
         &NoProgress,
     )?;
-    let text = String::from_utf8(validators.clone()).unwrap();
+    let text = std::str::from_utf8(&validators).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), RANGES as usize + 1);
     assert!(lines[1].starts_with("00000\t\""), "{}", lines[1]);
