@@ -6,8 +6,11 @@
 //! times. One get after another keeps every page it decrypts, so a short process fills a
 //! cache as large as the file with memory it touches for the first time (on a virtual
 //! machine whose host takes back free memory, the costliest part of the batch). Here the
-//! keys' index pages are read first (the index is a small part of the file), then the
-//! candidates are taken in data page order, and the records found are copied out.
+//! keys' index pages are read first, in bucket order (the index is a small part of the
+//! file), then the candidates are taken in data page order and the records found copied
+//! out, then the records are emitted in key order. Each pass walks what it reads in
+//! order: a table indexed by key and reached in page order costs a memory wait a key,
+//! which is about what decrypting the key's share of a page costs.
 //!
 //! A key whose answer this cannot give in one pass (a bucket with overflow pages, a
 //! file without an index, the batch's record bytes over [`VALUES_BUDGET`], more
@@ -17,9 +20,10 @@
 //! that key's error.
 
 use super::RecordsError;
-use super::pages::{Kind, NO_NEXT, bucket_of, find_in_data, index_lookup, parse_data, same_key};
+use super::pages::{
+    Kind, NO_NEXT, bucket_of, find_in_data_by, index_lookup, parse_data, prefetch, same_key,
+};
 use super::read::RecordFile;
-use std::ops::Range;
 
 /// The most bytes of records one batch copies out in its page-ordered pass; keys found
 /// past it are looked up one by one.
@@ -35,20 +39,97 @@ pub enum BatchError<E> {
 }
 
 /// A data page that may hold a key (an index entry with the key's tag).
+#[derive(Clone, Copy)]
 struct Candidate {
     page: u32,
+    /// The key's place in the batch.
     key: u32,
+    /// The candidate's place among its key's (their index entries' order).
+    ord: u32,
+    /// The key's length and first eight bytes (zero-padded), so that the scan of a page
+    /// passes records by other keys without reading the asked key itself (one memory
+    /// wait per candidate, the batch's keys being read in another order).
+    len: u32,
+    head: u64,
 }
 
-/// What a candidate page said of its key.
+impl Candidate {
+    /// Whether `k` (a record's key in a page) is this candidate's key.
+    #[inline]
+    fn holds(&self, k: &[u8], keys: &[&[u8]]) -> bool {
+        k.len() == self.len as usize
+            && head(k) == self.head
+            && (k.len() <= 8 || same_key(k, keys[self.key as usize]))
+    }
+}
+
+/// A key's first eight bytes, zero-padded (compared with lengths already equal).
+#[inline]
+fn head(k: &[u8]) -> u64 {
+    match k.first_chunk::<8>() {
+        Some(h) => u64::from_le_bytes(*h),
+        None => {
+            let mut h = [0u8; 8];
+            h[..k.len()].copy_from_slice(k);
+            u64::from_le_bytes(h)
+        }
+    }
+}
+
+/// What a key's candidate page said of it, other than "not here".
+#[derive(Clone, Copy)]
 enum Said {
-    Found(Range<usize>),
-    NotHere,
+    /// Its record: a range of the batch's copied records.
+    Found(u32, u32),
     /// The page failed (an index into the batch's errors).
-    Failed(usize),
+    Failed(u32),
     /// Not looked at (the values budget ran out first).
     Unread,
 }
+
+/// What candidates said of their keys (in page order, as they say it), then, settled,
+/// in key order: a key's answer is what its first candidate in index order that said
+/// more than "not here" said, as one get that reads them in that order finds it.
+/// Collected and sorted rather than kept in a table by key: the pages' order is random
+/// in keys, and a table written in it costs a memory wait a word.
+#[derive(Default)]
+struct Told(Vec<(u64, Said)>);
+
+impl Told {
+    #[inline]
+    fn tell(&mut self, c: &Candidate, said: Said) {
+        self.0
+            .push(((u64::from(c.key) << 32) | u64::from(c.ord), said));
+    }
+
+    /// Puts what was said in key order, each key's in index order.
+    fn settle(&mut self) {
+        self.0.sort_unstable_by_key(|t| t.0);
+    }
+
+    /// After [`Told::settle`], for keys asked in increasing order from `*at` (0 for the
+    /// first): what `key`'s first candidate that said more than "not here" said.
+    fn first(&self, at: &mut usize, key: u32) -> Option<Said> {
+        let mut first = None;
+        while let Some(&(k, said)) = self.0.get(*at) {
+            let k = (k >> 32) as u32;
+            if k > key {
+                break;
+            }
+            if k == key && first.is_none() {
+                first = Some(said);
+            }
+            *at += 1;
+        }
+        first
+    }
+}
+
+/// How many keys ahead the emitting pass asks for a record's bytes.
+const AHEAD: usize = 16;
+
+/// The most keys one page-ordered pass takes (their places are kept in 32 bits).
+const MAX_PASS_KEYS: usize = 1 << 31;
 
 impl RecordFile {
     /// Calls `emit` with the record of each of `keys` in turn (`None`: no such record),
@@ -57,76 +138,52 @@ impl RecordFile {
     pub fn get_batch<E>(
         &mut self,
         keys: &[&[u8]],
-        emit: impl FnMut(Option<&[u8]>) -> Result<(), E>,
+        mut emit: impl FnMut(Option<&[u8]>) -> Result<(), E>,
     ) -> Result<(), BatchError<E>> {
-        let cap = keys.len().saturating_mul(4).saturating_add(4096);
-        self.get_batch_within(keys, VALUES_BUDGET, cap, emit)
+        for keys in keys.chunks(MAX_PASS_KEYS) {
+            let cap = keys.len().saturating_mul(4).saturating_add(4096);
+            self.get_batch_within(keys, VALUES_BUDGET, cap, &mut emit)?;
+        }
+        Ok(())
     }
 
     /// [`RecordFile::get_batch`], copying out at most about `budget` bytes of records
     /// in the page-ordered pass and holding at most `cap` candidates.
+    ///
+    /// Each pass goes through its pages in order, and through what it keeps of the keys
+    /// in that order too: the keys themselves, met in another order, are read only to
+    /// confirm a record whose key's length and first eight bytes match.
     fn get_batch_within<E>(
         &mut self,
         keys: &[&[u8]],
         budget: usize,
         cap: usize,
-        mut emit: impl FnMut(Option<&[u8]>) -> Result<(), E>,
+        emit: &mut impl FnMut(Option<&[u8]>) -> Result<(), E>,
     ) -> Result<(), BatchError<E>> {
-        // Phase 1, in key order: each key's candidates in its bucket's first index page.
-        let mut candidates: Vec<Candidate> = Vec::with_capacity(keys.len() + keys.len() / 8);
-        let mut whole = vec![self.root.buckets != 0; keys.len()];
-        let mut stop: Option<(usize, RecordsError)> = None;
-        if self.root.buckets != 0 {
-            let layout = self.root.index_layout;
-            // Tags are keyed hashes, so a key has about one candidate; past `cap` in
-            // all, keys are left to one get each (memory stays bounded).
-            for (i, key) in keys.iter().enumerate() {
-                let token = self.keys.token(key);
-                let bucket = bucket_of(token, self.root.buckets);
-                let mut full = false;
-                let found = self.page(Kind::Index, u64::from(bucket)).and_then(|page| {
-                    index_lookup(&page, layout, layout.tag(token), |data| {
-                        if candidates.len() < cap {
-                            candidates.push(Candidate {
-                                page: data,
-                                key: i as u32,
-                            });
-                        } else {
-                            full = true;
-                        }
-                        Ok(false)
-                    })
-                });
-                match found {
-                    Ok(Some((_, next))) => whole[i] = next == NO_NEXT && !full,
-                    Ok(None) => {
-                        stop = Some((i, RecordsError::Corrupt("an index page does not parse")));
-                        break;
-                    }
-                    Err(e) => {
-                        stop = Some((i, e));
-                        break;
-                    }
-                }
-            }
-        }
+        // Record ranges are kept in 32 bits: a budget below 2 GiB, past which one record
+        // (at most a page's plaintext) still fits.
+        let budget = budget.min(1 << 31);
+        assert!(keys.len() <= MAX_PASS_KEYS, "get_batch passes fewer keys");
+        let (mut candidates, whole, stop) = self.candidates(keys, cap);
+        // Keys from the first failed one on are not answered: their pages are not read.
+        let limit = stop.as_ref().map_or(keys.len(), |(i, _)| *i);
+        candidates.retain(|c| (c.key as usize) < limit);
+
         // Phase 2, in data page order: each candidate page read once.
-        let mut said: Vec<Said> = Vec::with_capacity(candidates.len());
-        said.resize_with(candidates.len(), || Said::Unread);
+        candidates.sort_unstable_by_key(|c| c.page);
+        let mut told = Told::default();
         let mut errors: Vec<Option<RecordsError>> = Vec::new();
-        let mut by_page: Vec<u32> = (0..candidates.len() as u32).collect();
-        by_page.sort_unstable_by_key(|&c| (candidates[c as usize].page, c));
         let mut values: Vec<u8> = Vec::new();
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut at = 0;
-        while at < by_page.len() && values.len() <= budget {
-            let page = candidates[by_page[at] as usize].page;
+        while at < candidates.len() && values.len() <= budget {
+            let page = candidates[at].page;
             let end = at
-                + by_page[at..]
+                + candidates[at..]
                     .iter()
-                    .take_while(|&&c| candidates[c as usize].page == page)
+                    .take_while(|c| c.page == page)
                     .count();
-            let group = &by_page[at..end];
+            let group = &candidates[at..end];
             at = end;
             let mut each = |bytes: &[u8]| {
                 // Several keys in one page: its records parsed once (a page that does
@@ -136,28 +193,27 @@ impl RecordFile {
                 } else {
                     None
                 };
-                for &c in group {
-                    let key = keys[candidates[c as usize].key as usize];
+                for c in group {
                     let found = match &recs {
                         Some(recs) => Some(
                             recs.iter()
-                                .find(|r| same_key(r.key(bytes), key))
+                                .find(|r| c.holds(r.key(bytes), keys))
                                 .map(|r| &bytes[r.raw.clone()]),
                         ),
-                        None => find_in_data(bytes, key),
+                        None => find_in_data_by(bytes, |k| c.holds(k, keys)),
                     };
-                    said[c as usize] = match found {
+                    match found {
                         None => {
                             errors.push(Some(RecordsError::Corrupt("a data page does not parse")));
-                            Said::Failed(errors.len() - 1)
+                            told.tell(c, Said::Failed((errors.len() - 1) as u32));
                         }
-                        Some(None) => Said::NotHere,
+                        Some(None) => {}
                         Some(Some(raw)) => {
-                            let start = values.len();
+                            let start = values.len() as u32;
                             values.extend_from_slice(raw);
-                            Said::Found(start..values.len())
+                            told.tell(c, Said::Found(start, values.len() as u32));
                         }
-                    };
+                    }
                 }
             };
             let logical = u64::from(page);
@@ -174,41 +230,46 @@ impl RecordFile {
                 // Every key that reaches this page fails with its error; the first of
                 // them in key order is the one returned, the batch's first failure.
                 errors.push(Some(e));
-                for &c in group {
-                    said[c as usize] = Said::Failed(errors.len() - 1);
+                for c in group {
+                    told.tell(c, Said::Failed((errors.len() - 1) as u32));
                 }
             }
         }
         self.scratch = scratch;
-        // Phase 3, in key order: each key's first candidate that holds it, or a get.
-        let limit = stop.as_ref().map_or(keys.len(), |(i, _)| *i);
-        let mut said = said.into_iter().zip(&candidates).peekable();
+        for c in &candidates[at..] {
+            told.tell(c, Said::Unread);
+        }
+        drop(candidates);
+        told.settle();
+
+        // Phase 3, in key order: each key's answer, or a get.
         let mut one = Vec::new();
+        let mut at = 0;
         for (i, key) in keys.iter().enumerate().take(limit) {
-            let mut answer = None;
-            let mut settled = whole[i];
-            while let Some((s, _)) = said.next_if(|(_, c)| c.key as usize == i) {
-                if answer.is_some() || !settled {
-                    continue;
-                }
-                match s {
-                    Said::Found(r) => answer = Some(r),
-                    Said::NotHere => {}
-                    Said::Failed(e) => {
-                        let e = errors[e]
-                            .take()
-                            .unwrap_or(RecordsError::Corrupt("a data page does not parse"));
-                        return Err(BatchError::Records(e));
-                    }
-                    Said::Unread => settled = false,
-                }
+            // The records are in page order, random in keys: asked for a few keys ahead,
+            // they are in the processor's cache when emitted.
+            if let Some(&(_, Said::Found(s, e))) = told.0.get(at + AHEAD) {
+                prefetch(&values[s as usize..e as usize]);
             }
-            if settled {
-                emit(answer.map(|r| &values[r])).map_err(BatchError::Emit)?;
-            } else {
-                one.clear();
-                let hit = self.get_into(key, &mut one).map_err(BatchError::Records)?;
-                emit(hit.then_some(&one[..])).map_err(BatchError::Emit)?;
+            let answer = match told.first(&mut at, i as u32) {
+                _ if !whole[i] => None,
+                None => Some(None),
+                Some(Said::Found(s, e)) => Some(Some(&values[s as usize..e as usize])),
+                Some(Said::Failed(e)) => {
+                    let e = errors[e as usize]
+                        .take()
+                        .unwrap_or(RecordsError::Corrupt("a data page does not parse"));
+                    return Err(BatchError::Records(e));
+                }
+                Some(Said::Unread) => None,
+            };
+            match answer {
+                Some(record) => emit(record).map_err(BatchError::Emit)?,
+                None => {
+                    one.clear();
+                    let hit = self.get_into(key, &mut one).map_err(BatchError::Records)?;
+                    emit(hit.then_some(&one[..])).map_err(BatchError::Emit)?;
+                }
             }
         }
         match stop {
@@ -216,21 +277,124 @@ impl RecordFile {
             None => Ok(()),
         }
     }
+
+    /// Phase 1, in bucket order (each index page met once, its keys together): every
+    /// key's candidates in its bucket's first index page; whether those are all of them
+    /// (no overflow page, the candidates held); and the first key (in key order) whose
+    /// index page failed, with its error.
+    #[allow(clippy::type_complexity)]
+    fn candidates(
+        &mut self,
+        keys: &[&[u8]],
+        cap: usize,
+    ) -> (Vec<Candidate>, Vec<bool>, Option<(usize, RecordsError)>) {
+        let mut candidates: Vec<Candidate> = Vec::with_capacity(keys.len() + keys.len() / 8);
+        let mut whole = vec![self.root.buckets != 0; keys.len()];
+        let mut stop: Option<(usize, RecordsError)> = None;
+        if self.root.buckets == 0 {
+            return (candidates, whole, stop);
+        }
+        let layout = self.root.index_layout;
+        // (bucket and key, token, head, length) in key order, then by bucket.
+        let mut order: Vec<(u64, u64, u64, u32)> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| {
+                let token = self.keys.token(key);
+                let bucket = bucket_of(token, self.root.buckets);
+                let len = u32::try_from(key.len()).unwrap_or(u32::MAX);
+                ((u64::from(bucket) << 32) | i as u64, token, head(key), len)
+            })
+            .collect();
+        order.sort_unstable_by_key(|o| o.0);
+        let mut at = 0;
+        while at < order.len() {
+            let bucket = order[at].0 >> 32;
+            let end = at
+                + order[at..]
+                    .iter()
+                    .take_while(|o| o.0 >> 32 == bucket)
+                    .count();
+            let group = &order[at..end];
+            at = end;
+            // Keys in a bucket come in key order: past the first failure, none counts.
+            let before_stop = |i: usize, stop: &Option<(usize, RecordsError)>| {
+                stop.as_ref().is_none_or(|(s, _)| i < *s)
+            };
+            if !before_stop(group[0].0 as u32 as usize, &stop) {
+                continue;
+            }
+            let page = match self.page(Kind::Index, bucket) {
+                Ok(page) => page,
+                Err(e) => {
+                    stop = Some((group[0].0 as u32 as usize, e));
+                    continue;
+                }
+            };
+            for &(bk, token, head, len) in group {
+                let i = bk as u32;
+                if !before_stop(i as usize, &stop) {
+                    break;
+                }
+                let mut ord = 0;
+                let mut full = false;
+                let found = index_lookup(&page, layout, layout.tag(token), |data| {
+                    if candidates.len() < cap {
+                        candidates.push(Candidate {
+                            page: data,
+                            key: i,
+                            ord,
+                            len,
+                            head,
+                        });
+                        ord += 1;
+                    } else {
+                        full = true;
+                    }
+                    Ok(false)
+                });
+                match found {
+                    Ok(Some((_, next))) => whole[i as usize] = next == NO_NEXT && !full,
+                    Ok(None) => {
+                        let e = RecordsError::Corrupt("an index page does not parse");
+                        stop = Some((i as usize, e));
+                        break;
+                    }
+                    Err(e) => {
+                        stop = Some((i as usize, e));
+                        break;
+                    }
+                }
+            }
+        }
+        (candidates, whole, stop)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::file::RecordFile;
     use super::super::format::{InputFormat, Unlock};
+    use super::super::pages::Kind;
     use super::super::tests::{append_csv, seal_bytes, settings};
-    use super::BatchError;
+    use super::{BatchError, Candidate, Said, Told};
     use crate::keys::Keyring;
     use proptest::prelude::*;
     use std::path::Path;
 
+    /// Key `k`: a short one, or for one in three a long one whose first eight bytes
+    /// all long keys share.
+    fn name(k: u16) -> String {
+        if k.is_multiple_of(3) {
+            format!("a-longer-shared-prefix-{k}")
+        } else {
+            format!("k{k}")
+        }
+    }
+
     fn csv(rows: &[(u16, u8)]) -> Vec<u8> {
         rows.iter()
-            .map(|&(k, l)| format!("k{k},{}\n", "v".repeat(usize::from(l))))
+            .map(|&(k, l)| format!("{},{}\n", name(k), "v".repeat(usize::from(l))))
             .collect::<String>()
             .into_bytes()
     }
@@ -277,7 +441,7 @@ mod tests {
         };
         let keys: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
         let mut out = Vec::new();
-        let r = f.get_batch_within(&keys, budget, cap, |v| {
+        let r = f.get_batch_within(&keys, budget, cap, &mut |v| {
             out.push(v.map(<[u8]>::to_vec));
             Ok::<(), ()>(())
         });
@@ -317,17 +481,17 @@ mod tests {
             let mut seen = std::collections::HashSet::new();
             let appended: Vec<_> = appended.into_iter().filter(|(k, _)| seen.insert(*k)).collect();
             file(&path, &ring, if big_pages { 4096 } else { 512 }, &rows, &appended);
-            let keys: Vec<Vec<u8>> = asked.iter().map(|k| format!("k{k}").into_bytes()).collect();
+            let keys: Vec<Vec<u8>> = asked.iter().map(|&k| name(k).into_bytes()).collect();
             let want = one_by_one(&path, &ring, &keys);
             prop_assert_eq!(want.1.as_deref(), None);
             prop_assert_eq!(batched(&path, &ring, &keys, limits), want);
         }
 
-        /// A damaged page: the same answers up to the same key, then the same error.
+        /// Damaged pages (one to three; index or data): the same answers up to the same
+        /// key, then the same error.
         #[test]
         fn a_damaged_file_fails_at_the_same_key_with_the_same_error(
-            at in any::<prop::sample::Index>(),
-            bit in 0u8..8,
+            flips in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..8), 1..4),
             asked in proptest::collection::vec(0u16..1200, 1..300),
         ) {
             let dir = tempfile::tempdir().unwrap();
@@ -338,14 +502,103 @@ mod tests {
             let mut bytes = std::fs::read(&path).unwrap();
             // Past the two header copies: a page.
             let first_page = 2 * super::super::format::COPY_SIZE;
-            let i = first_page + at.index(bytes.len() - first_page);
-            bytes[i] ^= 1 << bit;
+            for (at, bit) in flips {
+                let i = first_page + at.index(bytes.len() - first_page);
+                bytes[i] ^= 1 << bit;
+            }
             std::fs::write(&path, &bytes).unwrap();
-            let keys: Vec<Vec<u8>> = asked.iter().map(|k| format!("k{k}").into_bytes()).collect();
+            let keys: Vec<Vec<u8>> = asked.iter().map(|&k| name(k).into_bytes()).collect();
             let want = one_by_one(&path, &ring, &keys);
             prop_assert_eq!(batched(&path, &ring, &keys, (usize::MAX, usize::MAX)), want.clone());
             prop_assert_eq!(batched(&path, &ring, &keys, (usize::MAX, 50)), want.clone());
             prop_assert_eq!(batched(&path, &ring, &keys, (0, usize::MAX)), want);
+        }
+    }
+
+    /// Where each index page of the file at `path` starts.
+    fn index_pages(path: &Path, ring: &Keyring) -> Vec<u64> {
+        let mut f = RecordFile::open(path, &[Unlock::Keyring(ring)], false).unwrap();
+        let n = f.page_count(Kind::Index).unwrap();
+        (0..n)
+            .map(|l| {
+                let r = f.page_ref(Kind::Index, l).unwrap();
+                f.reader().offset(r.physical).unwrap()
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+        /// Several damaged index pages (met in bucket order, not in key order): the same
+        /// answers up to the same key, then the same error.
+        #[test]
+        fn damaged_index_pages_fail_at_the_same_key_with_the_same_error(
+            damaged in proptest::collection::vec(any::<prop::sample::Index>(), 1..4),
+            asked in proptest::collection::vec(0u16..1200, 1..300),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("b.vkr");
+            let ring = Keyring::generate().unwrap();
+            let rows: Vec<(u16, u8)> = (0..1000).map(|k| (k, (k % 90) as u8)).collect();
+            file(&path, &ring, 512, &rows, &[]);
+            let pages = index_pages(&path, &ring);
+            prop_assert!(pages.len() > 4, "{} index pages", pages.len());
+            let mut bytes = std::fs::read(&path).unwrap();
+            for d in damaged {
+                bytes[pages[d.index(pages.len())] as usize + 100] ^= 1;
+            }
+            std::fs::write(&path, &bytes).unwrap();
+            let keys: Vec<Vec<u8>> = asked.iter().map(|&k| name(k).into_bytes()).collect();
+            let want = one_by_one(&path, &ring, &keys);
+            prop_assert_eq!(batched(&path, &ring, &keys, (usize::MAX, usize::MAX)), want.clone());
+            prop_assert_eq!(batched(&path, &ring, &keys, (0, usize::MAX)), want);
+        }
+    }
+
+    proptest! {
+        /// A key's candidates report in page order: what it keeps is what the first of
+        /// them in index order that said more than "not here" said, as one get reads them.
+        #[test]
+        fn a_key_keeps_what_its_first_candidate_said(
+            said in proptest::collection::vec(0u8..4, 0..8)
+                .prop_flat_map(|s| {
+                    let n = s.len() as u32;
+                    (Just(s), Just((0..n).collect::<Vec<u32>>()).prop_shuffle())
+                }),
+        ) {
+            let (said, order) = said;
+            let word = |w: u8, ord: u32| match w {
+                1 => Some(Said::Found(ord, ord + 1)),
+                2 => Some(Said::Failed(ord)),
+                3 => Some(Said::Unread),
+                _ => None,
+            };
+            // Key 1's candidates, between those of keys 0 and 2, told in any order.
+            let mut told = Told::default();
+            for ord in order {
+                let c = |key| Candidate { page: 0, key, ord, len: 0, head: 0 };
+                if let Some(w) = word(said[ord as usize], ord) {
+                    told.tell(&c(1), w);
+                    told.tell(&c(2), Said::Unread);
+                    told.tell(&c(0), Said::Unread);
+                }
+            }
+            told.settle();
+            let mut at = 0;
+            prop_assert_eq!(told.first(&mut at, 0).is_some(), said.iter().any(|&w| w != 0));
+            let first = told.first(&mut at, 1);
+            let want = said.iter().position(|&w| w != 0).map(|o| o as u32);
+            prop_assert_eq!(first.is_some(), want.is_some());
+            prop_assert_eq!(told.first(&mut at, 2).is_some(), want.is_some());
+            prop_assert_eq!(at, told.0.len());
+            if let (Some(w), Some(ord)) = (first, want) {
+                let same = matches!(
+                    (w, said[ord as usize]),
+                    (Said::Found(a, b), 1) if (a, b) == (ord, ord + 1)
+                ) || matches!((w, said[ord as usize]), (Said::Failed(e), 2) if e == ord)
+                    || matches!((w, said[ord as usize]), (Said::Unread, 3));
+                prop_assert!(same);
+            }
         }
     }
 

@@ -137,7 +137,7 @@ pub fn map_file(file: &File) -> Option<memmap2::Mmap> {
 
 impl PageReader<'_> {
     /// Where physical page `physical` starts.
-    fn offset(&self, physical: u64) -> Result<u64, RecordsError> {
+    pub(super) fn offset(&self, physical: u64) -> Result<u64, RecordsError> {
         physical
             .checked_mul(self.page_size as u64)
             .and_then(|o| o.checked_add(self.pages_at))

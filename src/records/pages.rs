@@ -137,11 +137,17 @@ pub fn parse_record(page: &[u8], mut at: usize) -> Option<(Rec, usize)> {
 /// The raw bytes of the record with `key` in a data page, scanning without allocating.
 /// `None` when the page does not parse.
 pub fn find_in_data<'p>(page: &'p [u8], key: &[u8]) -> Option<Option<&'p [u8]>> {
+    find_in_data_by(page, |k| same_key(k, key))
+}
+
+/// [`find_in_data`] of the first record whose key `is` the one sought.
+#[inline]
+pub fn find_in_data_by(page: &[u8], is: impl Fn(&[u8]) -> bool) -> Option<Option<&[u8]>> {
     let n = u16::from_le_bytes(page.get(..2)?.try_into().ok()?) as usize;
     let mut at = 2;
     for _ in 0..n {
         let (rec, next) = parse_record(page, at)?;
-        if same_key(rec.key(page), key) {
+        if is(rec.key(page)) {
             return Some(Some(&page[rec.raw]));
         }
         at = next;
