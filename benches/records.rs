@@ -13,7 +13,10 @@
 //! `sqlcipher3`), when installed. Medians.
 //!
 //! `cargo bench --bench records` (`-- --quick` for a short run;
-//! `TKRZW_SRC=/path/to/tkrzw cargo bench --bench records` for the AES reference)
+//! `TKRZW_SRC=/path/to/tkrzw cargo bench --bench records` for the AES reference;
+//! `VEILKIT_BENCH_BASELINE_BIN=/path/to/another/veilkit` runs that binary's `records get
+//! --keys FILE` too, alternating with this build's, on the same file: an older build
+//! must read the current record format)
 
 use std::fs::File;
 use std::path::Path;
@@ -453,7 +456,7 @@ fn main() {
     }
     std::fs::write(&keys_path, kf).unwrap();
     // `--keys FILE` and `--keys -` from a pipe (`cat keys |`), interleaved.
-    let keys_run = |piped: bool| {
+    let keys_run_with = |bin: &Path, piped: bool| {
         let mut cmd = Command::new(bin);
         cmd.args(["records", "get"])
             .arg(&path)
@@ -482,15 +485,23 @@ fn main() {
         assert!(st.success());
         start.elapsed().as_secs_f64()
     };
-    let (mut file_secs, mut pipe_secs) = (Vec::new(), Vec::new());
+    let baseline = std::env::var_os("VEILKIT_BENCH_BASELINE_BIN").map(std::path::PathBuf::from);
+    let (mut file_secs, mut pipe_secs, mut base_secs) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
-        file_secs.push(keys_run(false));
-        pipe_secs.push(keys_run(true));
+        file_secs.push(keys_run_with(Path::new(bin), false));
+        pipe_secs.push(keys_run_with(Path::new(bin), true));
+        if let Some(b) = &baseline {
+            base_secs.push(keys_run_with(b, false));
+        }
     }
-    for (label, secs) in [
+    let mut rows = vec![
         ("records get --keys FILE, end to end (200K)", file_secs),
         ("cat keys | records get --keys - (200K)", pipe_secs),
-    ] {
+    ];
+    if baseline.is_some() {
+        rows.push(("  the same, VEILKIT_BENCH_BASELINE_BIN", base_secs));
+    }
+    for (label, secs) in rows {
         let rates: Vec<String> = secs
             .iter()
             .map(|s| format!("{:.0}K", batch.len() as f64 / s / 1e3))
