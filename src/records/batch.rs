@@ -125,6 +125,14 @@ impl Told {
     }
 }
 
+/// What the first pass found: each key's candidates, whether those are all of them, and
+/// the first key (in key order) whose index page failed, with its error.
+struct IndexPass {
+    candidates: Vec<Candidate>,
+    whole: Vec<bool>,
+    stop: Option<(usize, RecordsError)>,
+}
+
 /// How many keys ahead the emitting pass asks for a record's bytes.
 const AHEAD: usize = 16;
 
@@ -164,7 +172,11 @@ impl RecordFile {
         // (at most a page's plaintext) still fits.
         let budget = budget.min(1 << 31);
         assert!(keys.len() <= MAX_PASS_KEYS, "get_batch passes fewer keys");
-        let (mut candidates, whole, stop) = self.candidates(keys, cap);
+        let IndexPass {
+            mut candidates,
+            whole,
+            stop,
+        } = self.candidates(keys, cap);
         // Keys from the first failed one on are not answered: their pages are not read.
         let limit = stop.as_ref().map_or(keys.len(), |(i, _)| *i);
         candidates.retain(|c| (c.key as usize) < limit);
@@ -175,16 +187,13 @@ impl RecordFile {
         let mut errors: Vec<Option<RecordsError>> = Vec::new();
         let mut values: Vec<u8> = Vec::new();
         let mut scratch = std::mem::take(&mut self.scratch);
-        let mut at = 0;
-        while at < candidates.len() && values.len() <= budget {
-            let page = candidates[at].page;
-            let end = at
-                + candidates[at..]
-                    .iter()
-                    .take_while(|c| c.page == page)
-                    .count();
-            let group = &candidates[at..end];
-            at = end;
+        let mut read = 0;
+        for group in candidates.chunk_by(|a, b| a.page == b.page) {
+            if values.len() > budget {
+                break;
+            }
+            read += group.len();
+            let page = group[0].page;
             let mut each = |bytes: &[u8]| {
                 // Several keys in one page: its records parsed once (a page that does
                 // not parse to its end is scanned for each key, as a get scans it).
@@ -236,7 +245,7 @@ impl RecordFile {
             }
         }
         self.scratch = scratch;
-        for c in &candidates[at..] {
+        for c in &candidates[read..] {
             told.tell(c, Said::Unread);
         }
         drop(candidates);
@@ -279,20 +288,18 @@ impl RecordFile {
     }
 
     /// Phase 1, in bucket order (each index page met once, its keys together): every
-    /// key's candidates in its bucket's first index page; whether those are all of them
-    /// (no overflow page, the candidates held); and the first key (in key order) whose
-    /// index page failed, with its error.
-    #[allow(clippy::type_complexity)]
-    fn candidates(
-        &mut self,
-        keys: &[&[u8]],
-        cap: usize,
-    ) -> (Vec<Candidate>, Vec<bool>, Option<(usize, RecordsError)>) {
+    /// key's candidates in its bucket's first index page, whether those are all of them
+    /// (no overflow page, the candidates held), and the first failure.
+    fn candidates(&mut self, keys: &[&[u8]], cap: usize) -> IndexPass {
         let mut candidates: Vec<Candidate> = Vec::with_capacity(keys.len() + keys.len() / 8);
         let mut whole = vec![self.root.buckets != 0; keys.len()];
         let mut stop: Option<(usize, RecordsError)> = None;
         if self.root.buckets == 0 {
-            return (candidates, whole, stop);
+            return IndexPass {
+                candidates,
+                whole,
+                stop,
+            };
         }
         let layout = self.root.index_layout;
         // (bucket and key, token, head, length) in key order, then by bucket.
@@ -307,20 +314,12 @@ impl RecordFile {
             })
             .collect();
         order.sort_unstable_by_key(|o| o.0);
-        let mut at = 0;
-        while at < order.len() {
-            let bucket = order[at].0 >> 32;
-            let end = at
-                + order[at..]
-                    .iter()
-                    .take_while(|o| o.0 >> 32 == bucket)
-                    .count();
-            let group = &order[at..end];
-            at = end;
-            // Keys in a bucket come in key order: past the first failure, none counts.
-            let before_stop = |i: usize, stop: &Option<(usize, RecordsError)>| {
-                stop.as_ref().is_none_or(|(s, _)| i < *s)
-            };
+        // Keys in a bucket come in key order: past the first failure, none counts.
+        let before_stop = |i: usize, stop: &Option<(usize, RecordsError)>| {
+            stop.as_ref().is_none_or(|(s, _)| i < *s)
+        };
+        for group in order.chunk_by(|a, b| a.0 >> 32 == b.0 >> 32) {
+            let bucket = group[0].0 >> 32;
             if !before_stop(group[0].0 as u32 as usize, &stop) {
                 continue;
             }
@@ -367,7 +366,11 @@ impl RecordFile {
                 }
             }
         }
-        (candidates, whole, stop)
+        IndexPass {
+            candidates,
+            whole,
+            stop,
+        }
     }
 }
 
