@@ -1,5 +1,5 @@
 //! Many gets at once (`records get --keys FILE`): the same answers as one get after
-//! another, with each data page a batch needs read and decrypted once, in page order,
+//! another, with each data page a pass needs read and decrypted once, in page order,
 //! and not kept.
 //!
 //! Why: a batch of random keys over a large file touches nearly every data page a few
@@ -12,9 +12,11 @@
 //! order: a table indexed by key and reached in page order costs a memory wait a key,
 //! which is about what decrypting the key's share of a page costs.
 //!
-//! A key whose answer this cannot give in one pass (a bucket with overflow pages, a
-//! file without an index, the batch's record bytes over [`VALUES_BUDGET`], more
-//! candidates than the batch holds) is looked up
+//! A batch larger than [`VALUES_BUDGET`] holds records of the file's average size is
+//! taken in several passes of that many keys (each reads a data page at most once).
+//! A key whose answer a pass cannot give (a bucket with overflow pages, a
+//! file without an index, the pass's record bytes over [`VALUES_BUDGET`], more
+//! candidates than the pass holds) is looked up
 //! by [`RecordFile::get_into`] in its turn, so answers and errors are exactly those of
 //! one get after another: the answers of the keys before the first one that fails, then
 //! that key's error.
@@ -148,11 +150,38 @@ impl RecordFile {
         keys: &[&[u8]],
         mut emit: impl FnMut(Option<&[u8]>) -> Result<(), E>,
     ) -> Result<(), BatchError<E>> {
-        for keys in keys.chunks(MAX_PASS_KEYS) {
+        let pass = self.pass_keys(VALUES_BUDGET);
+        self.get_batch_in_passes(keys, pass, VALUES_BUDGET, &mut emit)
+    }
+
+    /// [`RecordFile::get_batch`], `pass` keys at a time.
+    fn get_batch_in_passes<E>(
+        &mut self,
+        keys: &[&[u8]],
+        pass: usize,
+        budget: usize,
+        emit: &mut impl FnMut(Option<&[u8]>) -> Result<(), E>,
+    ) -> Result<(), BatchError<E>> {
+        for keys in keys.chunks(pass) {
             let cap = keys.len().saturating_mul(4).saturating_add(4096);
-            self.get_batch_within(keys, VALUES_BUDGET, cap, &mut emit)?;
+            self.get_batch_within(keys, budget, cap, emit)?;
         }
         Ok(())
+    }
+
+    /// How many keys a pass takes: as many as `budget` holds records of the file's
+    /// average size (its data pages' bytes over its records, an overestimate), so that
+    /// a large batch is several passes instead of one whose keys past the budget are
+    /// got one by one; at least 4096. A count of data pages that cannot be had (its
+    /// error is left to the lookups that meet it) counts as no estimate: one pass.
+    fn pass_keys(&mut self, budget: usize) -> usize {
+        let per_record = match self.page_count(Kind::Data) {
+            Ok(pages) => {
+                (pages.saturating_mul(self.page_size as u64) / self.root.records.max(1)).max(1)
+            }
+            Err(_) => 1,
+        };
+        (budget as u64 / per_record).clamp(4096, MAX_PASS_KEYS as u64) as usize
     }
 
     /// [`RecordFile::get_batch`], copying out at most about `budget` bytes of records
@@ -226,7 +255,10 @@ impl RecordFile {
                 }
             };
             let logical = u64::from(page);
-            let read = if let Some(p) = self.cache.get((Kind::Data as u8, logical)) {
+            // A page's scan reads each record's start only from the one before it: the
+            // page's lines are asked for together first, as a get does.
+            let read = if let Some(p) = self.cache.get_prefetched((Kind::Data as u8, logical), true)
+            {
                 each(&p);
                 Ok(())
             } else {
@@ -608,6 +640,52 @@ mod tests {
                 prop_assert!(same);
             }
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+        /// A batch in several passes (as one larger than the budget's estimate is): the
+        /// same answers as one get after another.
+        #[test]
+        fn a_batch_in_passes_answers_as_one_get_after_another(
+            rows in rows(),
+            asked in proptest::collection::vec(0u16..3200, 0..400),
+            pass in 1usize..60,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("b.vkr");
+            let ring = Keyring::generate().unwrap();
+            file(&path, &ring, 512, &rows, &[]);
+            let keys: Vec<Vec<u8>> = asked.iter().map(|&k| name(k).into_bytes()).collect();
+            let want = one_by_one(&path, &ring, &keys);
+            let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+            let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+            let mut got = Vec::new();
+            f.get_batch_in_passes(&refs, pass, usize::MAX, &mut |v| {
+                got.push(v.map(<[u8]>::to_vec));
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+            prop_assert_eq!((got, None), want);
+        }
+    }
+
+    /// A pass takes as many keys as the budget holds records of the file's average
+    /// size (1000 records of about 110 bytes; the estimate counts the pages' slack).
+    #[test]
+    fn a_pass_takes_what_the_budget_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.vkr");
+        let ring = Keyring::generate().unwrap();
+        let rows: Vec<(u16, u8)> = (0..1000).map(|k| (k, 100)).collect();
+        file(&path, &ring, 4096, &rows, &[]);
+        let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+        let pass = f.pass_keys(100 << 20);
+        assert!(
+            (100 << 20) / 160 < pass && pass < (100 << 20) / 100,
+            "{pass}"
+        );
+        assert_eq!(f.pass_keys(1000), 4096, "at least 4096");
     }
 
     #[test]
