@@ -184,6 +184,12 @@ impl RecordFile {
     /// Calls `emit` with the record of each of `keys` in turn (`None`: no such record),
     /// as [`RecordFile::get_into`] called for each would find them. On a failed lookup,
     /// the keys before it have been emitted and its error is returned.
+    ///
+    /// The keys are taken in passes (as many as 64 MiB holds records of the file's
+    /// average size); each pass decrypts each data page it needs once, and keeps them in
+    /// the page cache only when it has fewer keys than the file has data pages (as gets
+    /// keep theirs): many small batches over one file then decrypt each page once, and
+    /// one large batch does not fill the cache with pages it will not read again.
     pub fn get_batch<E>(
         &mut self,
         keys: &[&[u8]],
