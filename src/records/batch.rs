@@ -128,21 +128,12 @@ impl Told {
     }
 }
 
-/// A batch's working memory, which the file keeps between batches, so that calls of a
-/// few thousand keys (a pipe's worth) allocate nothing after the first (no gain beyond
-/// the noise was measured at 4096 keys a call on the Zen 3 VM: the allocator reuses
-/// freed memory too). Each buffer is trimmed to [`KEPT_BYTES`] after a call.
-#[derive(Default)]
-pub(super) struct Buffers {
-    /// The keys by bucket: (bucket and key, token, head, length).
-    order: Vec<(u64, u64, u64, u32)>,
-    /// Each key's candidates, in key order, then in page order.
+/// What the first pass found: each key's candidates, whether those are all of them, and
+/// the first key (in key order) whose index page failed, with its error.
+struct IndexPass {
     candidates: Vec<Candidate>,
-    /// Whether a key's candidates are all of them.
     whole: Vec<bool>,
-    told: Told,
-    /// The records found, in page order.
-    values: Vec<u8>,
+    stop: Option<(usize, RecordsError)>,
 }
 
 /// How many keys a pass takes: as many as `budget` holds records of the file's average
@@ -155,23 +146,6 @@ fn pass_keys(pages: Option<u64>, records: u64, page_size: usize, budget: usize) 
         None => 1,
     };
     (budget as u64 / per_record).clamp(4096, MAX_PASS_KEYS as u64) as usize
-}
-
-/// The most bytes each of a batch's buffers keeps between calls.
-const KEPT_BYTES: usize = 4 << 20;
-
-impl Buffers {
-    fn trim(&mut self) {
-        fn trim<T>(v: &mut Vec<T>) {
-            v.clear();
-            v.shrink_to(KEPT_BYTES / size_of::<T>().max(1));
-        }
-        trim(&mut self.order);
-        trim(&mut self.candidates);
-        trim(&mut self.whole);
-        trim(&mut self.told.0);
-        trim(&mut self.values);
-    }
 }
 
 /// How many keys ahead the emitting pass asks for a record's bytes.
@@ -240,41 +214,24 @@ impl RecordFile {
         keep: bool,
         emit: &mut impl FnMut(Option<&[u8]>) -> Result<(), E>,
     ) -> Result<(), BatchError<E>> {
-        let mut bufs = std::mem::take(&mut self.batch);
-        let r = self.pass(keys, (budget, cap, keep), emit, &mut bufs);
-        bufs.trim();
-        self.batch = bufs;
-        r
-    }
-
-    /// [`RecordFile::get_batch_within`] in `bufs` (emptied first).
-    fn pass<E>(
-        &mut self,
-        keys: &[&[u8]],
-        (budget, cap, keep): (usize, usize, bool),
-        emit: &mut impl FnMut(Option<&[u8]>) -> Result<(), E>,
-        bufs: &mut Buffers,
-    ) -> Result<(), BatchError<E>> {
-        bufs.trim();
         // Record ranges are kept in 32 bits: a budget below 2 GiB, past which one record
         // (at most a page's plaintext) still fits.
         let budget = budget.min(1 << 31);
         assert!(keys.len() <= MAX_PASS_KEYS, "get_batch passes fewer keys");
-        let stop = self.candidates(keys, cap, bufs);
-        let Buffers {
-            candidates,
+        let IndexPass {
+            mut candidates,
             whole,
-            told,
-            values,
-            ..
-        } = bufs;
+            stop,
+        } = self.candidates(keys, cap);
         // Keys from the first failed one on are not answered: their pages are not read.
         let limit = stop.as_ref().map_or(keys.len(), |(i, _)| *i);
         candidates.retain(|c| (c.key as usize) < limit);
 
         // Phase 2, in data page order: each candidate page read once.
         candidates.sort_unstable_by_key(|c| c.page);
+        let mut told = Told::default();
         let mut errors: Vec<Option<RecordsError>> = Vec::new();
+        let mut values: Vec<u8> = Vec::new();
         let mut read = 0;
         for group in candidates.chunk_by(|a, b| a.page == b.page) {
             if values.len() > budget {
@@ -345,6 +302,7 @@ impl RecordFile {
         for c in &candidates[read..] {
             told.tell(c, Said::Unread);
         }
+        drop(candidates);
         told.settle();
 
         // Phase 3, in key order: each key's answer, or a get.
@@ -386,32 +344,29 @@ impl RecordFile {
     /// Phase 1, in bucket order (each index page met once, its keys together): every
     /// key's candidates in its bucket's first index page, whether those are all of them
     /// (no overflow page, the candidates held), and the first failure.
-    fn candidates(
-        &mut self,
-        keys: &[&[u8]],
-        cap: usize,
-        bufs: &mut Buffers,
-    ) -> Option<(usize, RecordsError)> {
-        let Buffers {
-            order,
-            candidates,
-            whole,
-            ..
-        } = bufs;
-        candidates.reserve(keys.len() + keys.len() / 8);
-        whole.resize(keys.len(), self.root.buckets != 0);
+    fn candidates(&mut self, keys: &[&[u8]], cap: usize) -> IndexPass {
+        let mut candidates: Vec<Candidate> = Vec::with_capacity(keys.len() + keys.len() / 8);
+        let mut whole = vec![self.root.buckets != 0; keys.len()];
         let mut stop: Option<(usize, RecordsError)> = None;
         if self.root.buckets == 0 {
-            return stop;
+            return IndexPass {
+                candidates,
+                whole,
+                stop,
+            };
         }
         let layout = self.root.index_layout;
         // (bucket and key, token, head, length) in key order, then by bucket.
-        order.extend(keys.iter().enumerate().map(|(i, key)| {
-            let token = self.keys.token(key);
-            let bucket = bucket_of(token, self.root.buckets);
-            let len = u32::try_from(key.len()).unwrap_or(u32::MAX);
-            ((u64::from(bucket) << 32) | i as u64, token, head(key), len)
-        }));
+        let mut order: Vec<(u64, u64, u64, u32)> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| {
+                let token = self.keys.token(key);
+                let bucket = bucket_of(token, self.root.buckets);
+                let len = u32::try_from(key.len()).unwrap_or(u32::MAX);
+                ((u64::from(bucket) << 32) | i as u64, token, head(key), len)
+            })
+            .collect();
         order.sort_unstable_by_key(|o| o.0);
         // Keys in a bucket come in key order: past the first failure, none counts.
         let before_stop = |i: usize, stop: &Option<(usize, RecordsError)>| {
@@ -465,7 +420,11 @@ impl RecordFile {
                 }
             }
         }
-        stop
+        IndexPass {
+            candidates,
+            whole,
+            stop,
+        }
     }
 }
 
@@ -529,7 +488,7 @@ mod tests {
     }
 
     /// What a batch gives, asked twice of one open file: the second time (which must
-    /// give the same) meets the pages the first kept and the buffers it left.
+    /// give the same) meets the pages the first kept.
     fn batched(
         path: &Path,
         ring: &Keyring,

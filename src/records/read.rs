@@ -99,8 +99,6 @@ pub struct RecordFile {
     pub(super) cache: Cache,
     /// Where pages are read and decrypted on their way to the cache.
     pub(super) scratch: Vec<u8>,
-    /// The working memory of [`RecordFile::get_batch`].
-    pub(super) batch: super::batch::Buffers,
 }
 
 /// The page reader of a `RecordFile`, borrowing only the fields it reads (a macro, not
@@ -166,7 +164,6 @@ impl RecordFile {
             dirs: Dirs::default(),
             cache: Cache::new(DEFAULT_CACHE_BYTES, dense_limit),
             scratch: Vec::new(),
-            batch: Default::default(),
         })
     }
 
