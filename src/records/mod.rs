@@ -12,6 +12,7 @@ pub mod codec;
 pub mod compress;
 pub mod crypto;
 mod dirs;
+mod dupkeys;
 pub mod fields;
 pub mod file;
 pub mod format;

@@ -5,11 +5,10 @@
 use super::codec::PageRef;
 use super::compress::{Packed as PackedPage, Packer};
 use super::crypto::{FileKeys, random};
+use super::dupkeys::first_duplicate;
 use super::header::{COPY_SIZE, Header, valid_page_size};
 use super::io::{PageReader, PageWriter, write_at};
-use super::pages::{
-    IndexLayout, IndexPage, Kind, NO_NEXT, bucket_of, data_capacity, parse_data, record_size,
-};
+use super::pages::{IndexLayout, IndexPage, Kind, NO_NEXT, bucket_of, data_capacity, record_size};
 use super::root::{Compression, InputFormat, MAX_KEY_FIELD, Root};
 use super::slots::{MAX_SLOTS, Slot, Unlock};
 use super::{InputRecord, RecordsError, tree};
@@ -188,7 +187,7 @@ fn sort_by_group<T>(v: &mut [T], groups: usize, group: impl Fn(&T) -> usize) -> 
 }
 
 /// The end of the run of entries from `start` (which must be in `v`) with the same key.
-fn run_end<T, K: PartialEq>(v: &[T], start: usize, key: impl Fn(&T) -> K) -> usize {
+pub(super) fn run_end<T, K: PartialEq>(v: &[T], start: usize, key: impl Fn(&T) -> K) -> usize {
     let first = key(&v[start]);
     start
         + 1
@@ -196,57 +195,6 @@ fn run_end<T, K: PartialEq>(v: &[T], start: usize, key: impl Fn(&T) -> K) -> usi
             .iter()
             .take_while(|e| key(e) == first)
             .count()
-}
-
-/// The key of record `ordinal` in data page `logical` (already written).
-fn key_of(
-    reader: &PageReader<'_>,
-    ordinal: u32,
-    logical: u32,
-    data_refs: &[PageRef],
-) -> Result<Vec<u8>, RecordsError> {
-    let before: u64 = data_refs[..logical as usize].iter().map(|r| r.count).sum();
-    let r = data_refs[logical as usize];
-    let p = reader.page(Kind::Data, u64::from(logical), &r)?;
-    let recs = parse_data(&p).ok_or(RecordsError::Corrupt("a data page does not parse"))?;
-    let rec = recs
-        .get((u64::from(ordinal) - before) as usize)
-        .ok_or(RecordsError::Corrupt("record counts disagree"))?;
-    Ok(rec.key(&p).to_vec())
-}
-
-/// The first pair of records (ordinals, in input order) with equal keys among
-/// `entries` ordered so that equal tokens are adjacent.
-fn first_duplicate(
-    w: &mut PageWriter<'_>,
-    entries: &[(u64, u32, u32)],
-    data_refs: &[PageRef],
-) -> Result<Option<(u32, u32)>, RecordsError> {
-    let mut found: Option<(u32, u32)> = None;
-    let mut i = 0;
-    while i + 1 < entries.len() {
-        if entries[i].0 != entries[i + 1].0 {
-            i += 1;
-            continue;
-        }
-        w.flush()?;
-        let reader = w.reader();
-        let j = run_end(entries, i, |e| e.0);
-        // Compare every pair in the run (a run longer than two is a duplicate anyway).
-        let run = &entries[i..j];
-        for (x, a) in run.iter().enumerate() {
-            for b in &run[x + 1..] {
-                if key_of(&reader, a.1, a.2, data_refs)? == key_of(&reader, b.1, b.2, data_refs)? {
-                    let pair = (a.1.min(b.1), a.1.max(b.1));
-                    if found.is_none_or(|f| pair.1 < f.1) {
-                        found = Some(pair);
-                    }
-                }
-            }
-        }
-        i = j;
-    }
-    Ok(found)
 }
 
 const SEALER_STOPPED_TEXT: &str = "the sealing thread stopped";

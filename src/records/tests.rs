@@ -397,6 +397,80 @@ fn input_errors_name_their_line() {
     }
 }
 
+/// The duplicate a seal reports, found simply: the first line whose key an earlier line
+/// has, and the first line with that key (lines from 1, no header row).
+fn first_repeat(keys: &[u16]) -> Option<(u64, u64)> {
+    let mut seen = std::collections::HashMap::new();
+    for (i, k) in keys.iter().enumerate() {
+        if let Some(&first) = seen.get(k) {
+            return Some((first, i as u64 + 1));
+        }
+        seen.insert(*k, i as u64 + 1);
+    }
+    None
+}
+
+#[test]
+fn many_copies_of_one_key_are_reported_at_once() {
+    // Every pair of a run of equal keys was compared, each comparison reading two
+    // pages: 1,000 copies took 8 s, 4,000 more than two minutes.
+    let dir = tmp();
+    let ring = Keyring::generate().unwrap();
+    let path = dir.path().join("r.vkr");
+    let s = settings(InputFormat::Csv, "1", false, 4096);
+    let mut input: Vec<u8> = (0..3000)
+        .flat_map(|i| format!("k{i},{i}\n").into_bytes())
+        .collect();
+    for i in 0..20_000 {
+        input.extend_from_slice(format!("same,{i}\n").as_bytes());
+    }
+    for i in 0..3000 {
+        input.extend_from_slice(format!("k{i},again\n").as_bytes());
+    }
+    // On a thread, so that a return to the quadratic search fails here rather than
+    // holding the suite until CI's limit (it took hours; this takes milliseconds).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(seal_bytes(&path, &input, &s, &ring));
+        drop(dir);
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(300)) {
+        Ok(Err(RecordsError::DuplicateKey {
+            first: 3001,
+            second: 3002,
+        })) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    /// A seal with repeated keys reports the first line that repeats a key and the first
+    /// line with that key, as a scan that remembers every key would.
+    #[test]
+    fn the_first_repeated_key_is_reported(
+        keys in proptest::collection::vec(0u16..600, 1..900),
+        width in 0usize..60,
+        page in prop_oneof![Just(512u32), Just(4096u32)],
+    ) {
+        let dir = tmp();
+        let ring = Keyring::generate().unwrap();
+        let path = dir.path().join("r.vkr");
+        let s = settings(InputFormat::Csv, "1", false, page);
+        let input: Vec<u8> = keys
+            .iter()
+            .flat_map(|k| format!("k{k},{}\n", "v".repeat(width)).into_bytes())
+            .collect();
+        match (seal_bytes(&path, &input, &s, &ring), first_repeat(&keys)) {
+            (Err(RecordsError::DuplicateKey { first, second }), Some(want)) => {
+                prop_assert_eq!((first, second), want);
+            }
+            (Ok(n), None) => prop_assert_eq!(n, keys.len() as u64),
+            (got, want) => prop_assert!(false, "{:?} against {:?}", got, want),
+        }
+    }
+}
+
 #[test]
 fn wrong_key_and_passphrases() {
     let dir = tmp();
