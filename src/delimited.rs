@@ -310,6 +310,15 @@ pub enum ReadError {
         /// What is wrong.
         error: DelimitedError,
     },
+    /// A quoted field still open after as many bytes as the cap (whether it closes later
+    /// is not read).
+    #[error("line {line}: a quoted field opens here and does not close within {} (the limit of one record)", crate::streams::size_text(*.cap))]
+    OpenPastCap {
+        /// The line where it opens.
+        line: u64,
+        /// The limit.
+        cap: usize,
+    },
     /// A record longer than the cap.
     #[error("line {line}: a record longer than {} (the limit of one record)", crate::streams::size_text(*.cap))]
     TooLong {
@@ -370,9 +379,15 @@ impl<'r> Reader<'r> {
                 Ok(None) => {}
             }
             if avail.len() > self.cap {
-                // Name an unclosed quote where there is one: the likely cause.
-                if let Err(e) = split_record(avail, self.dialect, true, &mut self.fields) {
-                    return Err(syntax(self.line, e));
+                // Name a quoted field still open at the cap, the likely cause; it may close
+                // past the cap, so it is not said to be unclosed.
+                if let Err(DelimitedError::Unterminated { line }) =
+                    split_record(avail, self.dialect, true, &mut self.fields)
+                {
+                    return Err(ReadError::OpenPastCap {
+                        line: self.line + line,
+                        cap: self.cap,
+                    });
                 }
                 return Err(ReadError::TooLong {
                     line: self.line,
@@ -597,19 +612,27 @@ mod tests {
             e.to_string(),
             "line 2: not valid CSV: a quoted field opens here and is never closed"
         );
-        // The same beyond the cap: the quote is named, not just the size.
-        let mut long = b"a,\"".to_vec();
-        long.extend(std::iter::repeat_n(b'x', 5000));
-        let mut input = &long[..];
-        let mut r = Reader::with_cap(&mut input, Dialect::CSV, 1000);
-        assert!(matches!(
-            r.next_row(),
-            Err(ReadError::Syntax {
-                line: 1,
-                error: DelimitedError::Unterminated { line: 0 },
-                ..
-            })
-        ));
+        // Beyond the cap the quote is named, not just the size, and not said to be
+        // unclosed: past the cap it may close (here on line 3, and a record of 3 lines
+        // follows), which is not read.
+        for closes in [false, true] {
+            // Longer than the reader's first buffer (64 KiB), so that it reads again.
+            let mut long = b"a,b\n1,\"x\n".to_vec();
+            long.extend(std::iter::repeat_n(b'x', 100_000));
+            if closes {
+                long.extend_from_slice(b"\n\"\n2,c\n");
+            }
+            let mut input = &long[..];
+            let mut r = Reader::with_cap(&mut input, Dialect::CSV, 1000);
+            assert_eq!(r.next_row().unwrap().unwrap().line, 1);
+            let e = r.next_row().unwrap_err();
+            assert!(matches!(e, ReadError::OpenPastCap { line: 2, cap: 1000 }));
+            assert_eq!(
+                e.to_string(),
+                "line 2: a quoted field opens here and does not close within 1000 bytes \
+                 (the limit of one record)"
+            );
+        }
         let mut zero = std::io::repeat(b'z');
         let mut r = Reader::with_cap(&mut zero, Dialect::CSV, 1000);
         assert!(matches!(

@@ -308,6 +308,37 @@ fn an_unterminated_quote_is_an_error_and_no_ssn_leaks() {
     assert!(!dir.path().join("x.vkr").exists());
 }
 
+/// A quoted field that closes only past the limit of one record (1 MiB) is named with
+/// the limit, and not called unclosed: the readers stop at the limit and do not know.
+#[test]
+fn a_quote_closing_past_the_record_limit_is_not_called_unclosed() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let mut input = b"id,note\n1,\"".to_vec();
+    input.extend(b"x\n".repeat(1 << 20));
+    input.extend_from_slice(b"\"\n2,b\n");
+    let cases: [&[&str]; 2] = [
+        &["records", "encrypt-fields", "--fields", "note"],
+        &["encode", "--csv", "--header", "--field", "1"],
+    ];
+    for args in cases {
+        let out = veilkit()
+            .args(args)
+            .arg("--key-file")
+            .arg(&key)
+            .write_stdin(input.clone())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            stderr_of(&out),
+            "veilkit: stdin: line 2: a quoted field opens here and does not close within 1 MiB \
+             (the limit of one record)\n",
+            "{args:?}"
+        );
+    }
+}
+
 #[test]
 fn a_character_after_a_closing_quote_is_an_error_not_a_rewrite() {
     let dir = tempfile::tempdir().unwrap();
