@@ -23,11 +23,6 @@ pub(super) fn first_duplicate(
     entries: &[(u64, u32, u32)],
     data_refs: &[PageRef],
 ) -> Result<Option<(u32, u32)>, RecordsError> {
-    if !entries.windows(2).any(|p| p[0].0 == p[1].0) {
-        return Ok(None);
-    }
-    w.flush()?;
-    let mut keys = KeyReader::new(w.reader(), data_refs);
     // Each run of equal tokens as (its second record, where it is in `entries`), taken
     // in that order: no pair of a run ends before its second record, so the first run
     // whose records repeat a key usually gives the answer and ends the search.
@@ -50,7 +45,12 @@ pub(super) fn first_duplicate(
         runs.push((second, i, j));
         i = j;
     }
+    if runs.is_empty() {
+        return Ok(None);
+    }
     runs.sort_unstable();
+    w.flush()?;
+    let mut keys = KeyReader::new(w.reader(), data_refs);
     let mut found: Option<(u32, u32)> = None;
     // The run being read: (ordinal, data page), in input order.
     let mut run: Vec<(u32, u32)> = Vec::new();
