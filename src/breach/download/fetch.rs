@@ -18,6 +18,9 @@ pub const PUBLIC_API: &str = "https://api.pwnedpasswords.com/range/{prefix}";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
     template: String,
+    /// Every range must hold hashes (the public API: the Pwned Passwords data has no
+    /// empty range, so an empty body from it is damage, not data).
+    every_range_holds_hashes: bool,
 }
 
 impl Source {
@@ -42,7 +45,20 @@ impl Source {
                 "{probe}: only http and https sources are supported"
             ));
         }
-        Ok(Source { template })
+        Ok(Source {
+            template,
+            every_range_holds_hashes: url.is_none(),
+        })
+    }
+
+    /// The same source, with a body without hashes taken as damaged (retried, then an
+    /// error naming the range) instead of as an empty range: what the public API's
+    /// source does, for a mirror known to hold the whole data.
+    pub fn every_range_holds_hashes(self) -> Source {
+        Source {
+            every_range_holds_hashes: true,
+            ..self
+        }
     }
 
     /// The template (what the journal records as the download's source).
@@ -308,6 +324,13 @@ impl Fetcher {
             .map_err(|e| Failure::Retry(e.to_string(), None))?;
         let packed = body::pack(self.kind, prefix, text)
             .map_err(|e| Failure::Retry(format!("malformed body: {e}"), None))?;
+        if packed.hashes == 0 && self.source.every_range_holds_hashes {
+            return Err(Failure::Retry(
+                "a body without hashes, where every range of the Pwned Passwords data holds hundreds"
+                    .into(),
+                None,
+            ));
+        }
         Ok(Outcome::Fresh {
             packed,
             validators,

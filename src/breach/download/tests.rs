@@ -37,6 +37,8 @@ enum Fault {
     CodingDamaged,
     /// A content coding veilkit does not read.
     UnknownCoding,
+    /// 200 with an empty body (as an edge cache that lost the object might answer).
+    Empty,
 }
 
 type Plan_ = Arc<dyn Fn(u32, u32) -> Fault + Send + Sync>;
@@ -208,6 +210,10 @@ fn serve_conn(
                 std::thread::sleep(Duration::from_millis(400));
                 ok(&mut conn, &body, body.len())?
             }
+            Fault::Empty => write!(
+                conn,
+                "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nETag: {etag}\r\n\r\n"
+            )?,
         }
     }
 }
@@ -288,8 +294,18 @@ fn run_with(
     retries: u32,
     outlook: Option<super::OutlookFn<'_>>,
 ) -> Result<(Vec<u8>, Vec<u8>), DownloadError> {
+    run_from(server.source(), dir, retries, outlook).map(|(index, sidecar, _)| (index, sidecar))
+}
+
+/// [`run_with`] from `source`; also returns the download's statistics.
+fn run_from(
+    source: Source,
+    dir: &std::path::Path,
+    retries: u32,
+    outlook: Option<super::OutlookFn<'_>>,
+) -> Result<(Vec<u8>, Vec<u8>, super::Stats), DownloadError> {
     let fetcher = Fetcher::new(
-        server.source(),
+        source,
         HashKind::Sha1,
         Options {
             parallel: 8,
@@ -303,7 +319,7 @@ fn run_with(
     .unwrap();
     let mut out = tempfile::tempfile().unwrap();
     let mut validators = Vec::new();
-    download(
+    let stats = download(
         fetcher,
         Plan {
             kind: HashKind::Sha1,
@@ -326,7 +342,7 @@ fn run_with(
     use std::io::Seek;
     out.rewind().unwrap();
     out.read_to_end(&mut bytes).unwrap();
-    Ok((bytes, validators))
+    Ok((bytes, validators, stats))
 }
 
 /// The outlook of a download that ends before [`super::OUTLOOK_AFTER`] ranges comes once,
@@ -461,6 +477,63 @@ fn a_range_that_keeps_failing_names_its_prefix_and_the_rerun_fetches_only_the_re
             "range {p} fetched {again} times by the rerun"
         );
     }
+}
+
+/// The Pwned Passwords data has no empty range: from a source that holds all of it (the
+/// public API), a body without hashes is damage, retried and then an error naming the
+/// range, never built in as an empty range (lookups of its hashes would answer "not
+/// found"). From a mirror, an empty range is data, and the download counts it.
+#[test]
+fn an_empty_body_from_a_source_of_every_range_is_damage_and_from_a_mirror_is_counted() {
+    let (dump, bodies) = data(17);
+    assert!(bodies.iter().all(|b| !b.is_empty()));
+    let want = reference(&dump, tempfile::tempdir().unwrap().path());
+    let once = Server::start(
+        bodies.clone(),
+        Arc::new(|p, n| {
+            if p == 5 && n == 0 {
+                Fault::Empty
+            } else {
+                Fault::None
+            }
+        }),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (got, _, stats) = run_from(
+        once.source().every_range_holds_hashes(),
+        dir.path(),
+        2,
+        None,
+    )
+    .unwrap();
+    assert!(got == want, "the download differs from the build");
+    assert_eq!(once.times_asked(5), 2);
+    assert_eq!((stats.empty, stats.first_empty), (0, None));
+
+    let always = Server::start(
+        bodies.clone(),
+        Arc::new(|p, _| if p == 5 { Fault::Empty } else { Fault::None }),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let e = run_from(
+        always.source().every_range_holds_hashes(),
+        dir.path(),
+        2,
+        None,
+    )
+    .err()
+    .unwrap();
+    assert_eq!(
+        e.to_string(),
+        "range 00005: a body without hashes, where every range of the Pwned Passwords data holds hundreds (after 3 attempts)"
+    );
+    assert_eq!(always.times_asked(5), 3);
+
+    // A mirror's empty range is built in as one, and counted.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _, stats) = run_from(always.source(), dir.path(), 2, None).unwrap();
+    assert_eq!((stats.empty, stats.first_empty), (1, Some(5)));
+    assert_eq!(always.times_asked(5), 4);
 }
 
 #[test]

@@ -33,8 +33,10 @@ compressed bodies (--accept-encoding: Zstandard, then gzip, by default), a User-
 veilkit. A timeout, a reset, 429 (after its \
 Retry-After) and 5xx are retried --retries times with exponential backoff and jitter; \
 every body is checked (suffix length for the kind, hex, counts, order) before it is used, \
-and a bad one is fetched again, never built. The proxy variables (HTTPS_PROXY, HTTP_PROXY, \
-NO_PROXY) are honoured; --cacert adds trusted certificates.
+and a bad one is fetched again, never built. The public API has no empty range: an empty \
+body from it is a bad one; a mirror's empty ranges are built in, and a warning says how \
+many (lookups of hashes in them answer \"not found\"). The proxy variables (HTTPS_PROXY, \
+HTTP_PROXY, NO_PROXY) are honoured; --cacert adds trusted certificates.
 
 Resumable: completed ranges go to a journal beside the output (.INDEX.download). Killed at \
 any moment, the same command run again reads them back instead of fetching them and \
@@ -301,6 +303,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             }
         })
         .with_context(|| format!("{}: removing the finished journal", journal.display()))?;
+    warn_empty_ranges(&stats);
     info(
         global,
         format!(
@@ -319,6 +322,21 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         ),
     );
     Ok(Status::Success)
+}
+
+/// Warns when ranges of the index built have no hashes: the Pwned Passwords data has
+/// none, so the source (a mirror: the public API's empty bodies are refused as damage)
+/// holds only part of it, and lookups of those ranges answer "not found".
+pub fn warn_empty_ranges(stats: &download::Stats) {
+    if let Some(first) = stats.first_empty {
+        let first = crate::breach::download::body::prefix_hex(first);
+        warn(format!(
+            "{} of the {} ranges have no hashes (the first: {}): the source holds only part of the Pwned Passwords data, which has no empty range, and lookups of hashes in those ranges answer \"not found\"",
+            stats.empty,
+            crate::breach::ranges::PREFIXES,
+            String::from_utf8_lossy(&first),
+        ));
+    }
 }
 
 /// A failed download's error, saying that the journal keeps what was done (when there

@@ -5,7 +5,9 @@ use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
 use super::super::report::{info, warn};
 use super::super::{Global, Status};
-use super::download::{WireArgs, explain, journal_path, space_check, validators_path};
+use super::download::{
+    WireArgs, explain, journal_path, space_check, validators_path, warn_empty_ranges,
+};
 use crate::breach::download::{self, fetch, validators};
 use crate::breach::ranges::PREFIXES;
 use anyhow::Context;
@@ -150,6 +152,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         }
         _ => {}
     }
+    warn_empty_ranges(&stats);
     let secs = started.elapsed().as_secs_f64();
     let c = stats.change;
     if args.json {
@@ -159,6 +162,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             "ranges_changed": stats.changed,
             "ranges_unchanged": stats.unchanged,
             "ranges_from_journal": stats.replayed,
+            "ranges_empty": stats.empty,
             "hashes_added": c.added,
             "hashes_removed": c.removed,
             "hashes_recounted": c.recounted,
