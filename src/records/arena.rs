@@ -54,7 +54,7 @@ impl Chunk {
         let Some(ptr) = NonNull::new(p) else {
             std::alloc::handle_alloc_error(layout)
         };
-        #[cfg(target_os = "linux")]
+        #[cfg(all(target_os = "linux", not(miri)))]
         if size == CHUNK {
             #[allow(unsafe_code)]
             // SAFETY: the range is exactly the allocation just made (aligned to 2 MiB, so
