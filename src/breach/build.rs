@@ -165,6 +165,8 @@ pub struct Summary {
     pub padding_skipped: u64,
     /// Lines read.
     pub lines: u64,
+    /// The ranges the index's hashes fall in.
+    pub ranges: super::coverage::Ranges,
 }
 
 /// Options of a build.
@@ -310,6 +312,7 @@ pub fn build(
         Ok((writer, sums))
     })?;
     let padding = writer.padding;
+    let ranges = writer.coverage.finish();
     let partial = options.partial
         || match &source_kind {
             SourceKind::Directory(n) => *n < RANGES,
@@ -320,6 +323,7 @@ pub fn build(
         header,
         padding_skipped: padding,
         lines,
+        ranges,
     })
 }
 
@@ -858,6 +862,8 @@ struct Writer {
     offsets: Vec<u32>,
     bases: Vec<u64>,
     next_bucket: u64,
+    /// The ranges the records fall in.
+    coverage: super::coverage::Coverage,
 }
 
 const RECORD_BUF: usize = 1 << 20;
@@ -887,6 +893,7 @@ impl Writer {
             offsets: Vec::new(),
             bases: Vec::new(),
             next_bucket: 0,
+            coverage: super::coverage::Coverage::default(),
         }
     }
 
@@ -950,6 +957,10 @@ impl Writer {
         let bucket = p.bucket(&hash);
         if bucket >= self.next_bucket {
             self.pass_buckets(bucket)?;
+        }
+        let range = (hash.0[0] >> 44) as u32;
+        if self.coverage.last() != Some(range) {
+            self.coverage.note(range);
         }
         let sat = p.saturated();
         if count >= sat {

@@ -5,6 +5,7 @@ pub mod build;
 pub mod checked;
 pub mod common;
 pub mod compact;
+pub mod coverage;
 pub mod download;
 pub mod filter;
 pub mod format;

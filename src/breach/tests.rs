@@ -756,3 +756,55 @@ proptest! {
         }
     }
 }
+
+/// The build's summary of the ranges the hashes fall in.
+fn ranges_of_build(dump: &[u8]) -> crate::breach::coverage::Ranges {
+    let dir = tempfile::tempdir().unwrap();
+    let mut out = tempfile::tempfile_in(dir.path()).unwrap();
+    let mut reader = dump;
+    build::build(
+        Source::Stream {
+            reader: &mut reader,
+            name: "dump".into(),
+            size: None,
+        },
+        &mut out,
+        Options::default(),
+        dir.path(),
+        &NoProgress,
+    )
+    .unwrap()
+    .ranges
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    /// A build counts the ranges holding hashes and finds the first holding none, as a
+    /// set of the hashes' prefixes says, whether the ranges are few or many and whether
+    /// the records come before or after the index's parameters are chosen.
+    #[test]
+    fn a_build_counts_the_ranges_its_hashes_fall_in(
+        prefixes in proptest::collection::vec(
+            proptest::prop_oneof![0u32..8, 0xFFFF8u32..0x100000, 0u32..0x100000],
+            1..400,
+        ),
+        many in proptest::prelude::any::<bool>(),
+    ) {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut hashes = BTreeMap::new();
+        let per = if many { 200 } else { 1 };
+        for &p in &prefixes {
+            for _ in 0..per {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                hashes.insert(format!("{p:05X}{:016X}{:016X}{:03X}", x, x.rotate_left(17), x >> 52), 1 + x % 9);
+            }
+        }
+        let dump: String = hashes.iter().map(|(h, c)| format!("{h}:{c}\n")).collect();
+        let held: std::collections::BTreeSet<u32> = prefixes.iter().copied().collect();
+        let got = ranges_of_build(dump.as_bytes());
+        proptest::prop_assert_eq!(got.held as usize, held.len());
+        proptest::prop_assert_eq!(got.first_empty, (0..1 << 20).find(|p| !held.contains(p)));
+    }
+}

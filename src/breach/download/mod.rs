@@ -75,12 +75,6 @@ pub struct Stats {
     pub changed: u32,
     /// Update: hashes added, removed and recounted.
     pub change: body::Change,
-    /// Ranges without hashes in the index built (from any of the above), and the first
-    /// of them: the Pwned Passwords data has none, so a source that gives some holds
-    /// only part of it.
-    pub empty: u32,
-    /// The first range without hashes.
-    pub first_empty: Option<u32>,
     /// The build's summary.
     pub build: Option<build::Summary>,
 }
@@ -423,10 +417,6 @@ impl Ranges<'_> {
             .push(&entry)
             .map_err(DownloadError::Validators)?;
         self.fed_packed += entry.packed.len() as u64;
-        if entry.packed.is_empty() {
-            self.stats.empty += 1;
-            self.stats.first_empty.get_or_insert(entry.prefix);
-        }
         self.fed_validators += (entry.etag.as_ref().map_or(0, String::len)
             + entry.last_modified.as_ref().map_or(0, String::len))
             as u64;

@@ -333,10 +333,22 @@ fn build_exact(
     };
     bar.finish();
     let summary = summary.map_err(anyhow::Error::new)?;
+    let r = &summary.ranges;
     if summary.header.partial() {
         super::super::report::warn(format!(
             "{}: built from an incomplete set of ranges: the index is marked partial, and hashes of the missing ranges read as absent",
             display_path(&args.dump)
+        ));
+    } else if let Some(first) = r
+        .first_empty
+        .filter(|_| r.improbably_empty(summary.header.records))
+    {
+        super::super::report::warn(format!(
+            "{}: {} of the {} ranges have no hashes (the first: {first:05X}), where {} hashes, spread evenly as hashes are, would leave none empty: the input looks cut short or missing ranges, and lookups of hashes in them answer \"not found\"",
+            display_path(&args.dump),
+            r.empty(),
+            crate::breach::ranges::PREFIXES,
+            summary.header.records,
         ));
     }
     Ok(summary)

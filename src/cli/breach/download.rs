@@ -303,7 +303,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             }
         })
         .with_context(|| format!("{}: removing the finished journal", journal.display()))?;
-    warn_empty_ranges(&stats);
+    warn_empty_ranges(&summary.ranges);
     info(
         global,
         format!(
@@ -327,14 +327,12 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
 /// Warns when ranges of the index built have no hashes: the Pwned Passwords data has
 /// none, so the source (a mirror: the public API's empty bodies are refused as damage)
 /// holds only part of it, and lookups of those ranges answer "not found".
-pub fn warn_empty_ranges(stats: &download::Stats) {
-    if let Some(first) = stats.first_empty {
-        let first = crate::breach::download::body::prefix_hex(first);
+pub fn warn_empty_ranges(ranges: &crate::breach::coverage::Ranges) {
+    if let Some(first) = ranges.first_empty {
         warn(format!(
-            "{} of the {} ranges have no hashes (the first: {}): the source holds only part of the Pwned Passwords data, which has no empty range, and lookups of hashes in those ranges answer \"not found\"",
-            stats.empty,
+            "{} of the {} ranges have no hashes (the first: {first:05X}): the source holds only part of the Pwned Passwords data, which has no empty range, and lookups of hashes in those ranges answer \"not found\"",
+            ranges.empty(),
             crate::breach::ranges::PREFIXES,
-            String::from_utf8_lossy(&first),
         ));
     }
 }

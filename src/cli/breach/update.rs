@@ -152,7 +152,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         }
         _ => {}
     }
-    warn_empty_ranges(&stats);
+    warn_empty_ranges(&summary.ranges);
     let secs = started.elapsed().as_secs_f64();
     let c = stats.change;
     if args.json {
@@ -162,7 +162,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             "ranges_changed": stats.changed,
             "ranges_unchanged": stats.unchanged,
             "ranges_from_journal": stats.replayed,
-            "ranges_empty": stats.empty,
+            "ranges_empty": summary.ranges.empty(),
             "hashes_added": c.added,
             "hashes_removed": c.removed,
             "hashes_recounted": c.recounted,
