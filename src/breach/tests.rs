@@ -21,28 +21,37 @@ fn build_bytes_with(
     kind: Option<HashKind>,
     direct: bool,
 ) -> Result<Vec<u8>, BuildError> {
+    let options = Options {
+        kind,
+        direct,
+        ..Options::default()
+    };
+    build_summary_and_bytes(dump, options).map(|(_, bytes)| bytes)
+}
+
+/// A build of `dump` with `options`: its summary and the index's bytes.
+fn build_summary_and_bytes(
+    dump: &[u8],
+    options: Options,
+) -> Result<(build::Summary, Vec<u8>), BuildError> {
     let dir = tempfile::tempdir().unwrap();
     let mut out = tempfile::tempfile_in(dir.path()).unwrap();
     let mut reader = dump;
-    build::build(
+    let summary = build::build(
         Source::Stream {
             reader: &mut reader,
             name: "dump".into(),
             size: None,
         },
         &mut out,
-        Options {
-            kind,
-            direct,
-            ..Options::default()
-        },
+        options,
         dir.path(),
         &NoProgress,
     )?;
     out.rewind().unwrap();
     let mut bytes = Vec::new();
     out.read_to_end(&mut bytes).unwrap();
-    Ok(bytes)
+    Ok((summary, bytes))
 }
 
 #[test]
@@ -757,26 +766,6 @@ proptest! {
     }
 }
 
-/// The build's summary of the ranges the hashes fall in.
-fn ranges_of_build(dump: &[u8]) -> crate::breach::coverage::Ranges {
-    let dir = tempfile::tempdir().unwrap();
-    let mut out = tempfile::tempfile_in(dir.path()).unwrap();
-    let mut reader = dump;
-    build::build(
-        Source::Stream {
-            reader: &mut reader,
-            name: "dump".into(),
-            size: None,
-        },
-        &mut out,
-        Options::default(),
-        dir.path(),
-        &NoProgress,
-    )
-    .unwrap()
-    .ranges
-}
-
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
     /// A build counts the ranges holding hashes and finds the first holding none, as a
@@ -803,7 +792,7 @@ proptest::proptest! {
         }
         let dump: String = hashes.iter().map(|(h, c)| format!("{h}:{c}\n")).collect();
         let held: std::collections::BTreeSet<u32> = prefixes.iter().copied().collect();
-        let got = ranges_of_build(dump.as_bytes());
+        let got = build_summary_and_bytes(dump.as_bytes(), Options::default()).unwrap().0.ranges;
         proptest::prop_assert_eq!(got.held as usize, held.len());
         proptest::prop_assert_eq!(got.first_empty, (0..1 << 20).find(|p| !held.contains(p)));
     }
