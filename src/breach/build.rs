@@ -958,10 +958,7 @@ impl Writer {
         if bucket >= self.next_bucket {
             self.pass_buckets(bucket)?;
         }
-        let range = (hash.0[0] >> 44) as u32;
-        if self.coverage.last() != Some(range) {
-            self.coverage.note(range);
-        }
+        self.coverage.note(super::ranges::prefix_of(&hash));
         let sat = p.saturated();
         if count >= sat {
             let mut e = [0u8; OVERFLOW_ENTRY];

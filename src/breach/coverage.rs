@@ -25,25 +25,23 @@ pub struct Coverage {
 }
 
 impl Coverage {
-    /// Notes a hash of range `range` (ranges come in ascending order; a repeat of the
-    /// last one is cheap to skip before calling).
-    #[cold]
+    /// Notes a hash of range `range` (ranges come in ascending order).
+    #[inline]
     pub fn note(&mut self, range: u32) {
-        if self.last == Some(range) {
-            return;
+        if self.last != Some(range) {
+            self.start(range);
         }
+    }
+
+    /// Notes the first hash of range `range`.
+    #[cold]
+    fn start(&mut self, range: u32) {
         let expected = self.last.map_or(0, |r| r + 1);
         if range > expected && self.first_gap.is_none() {
             self.first_gap = Some(expected);
         }
         self.held += 1;
         self.last = Some(range);
-    }
-
-    /// The last range noted.
-    #[inline]
-    pub fn last(&self) -> Option<u32> {
-        self.last
     }
 
     /// How the ranges ended up: how many hold hashes, and the first that holds none.
