@@ -884,7 +884,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__decrypt__subcmd__fields)
-            opts="-q -o -f -h -V --quiet --output --fields --token-fields --input-format --no-header --context --force --key-file --keep-tokens --help --version"
+            opts="-q -o -f -h -V --quiet --output --fields --token-fields --bind --input-format --no-header --context --force --key-file --keep-tokens --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -903,6 +903,10 @@ _veilkit() {
                     return 0
                     ;;
                 --token-fields)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bind)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -956,7 +960,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__encrypt__subcmd__fields)
-            opts="-q -o -f -h -V --quiet --output --fields --token-fields --input-format --no-header --context --force --key-file --help --version"
+            opts="-q -o -f -h -V --quiet --output --fields --token-fields --bind --input-format --no-header --context --force --key-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -975,6 +979,10 @@ _veilkit() {
                     return 0
                     ;;
                 --token-fields)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bind)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

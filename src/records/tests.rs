@@ -1207,9 +1207,45 @@ mod fields {
             header,
             fields: Field::parse_list(fields),
             token_fields: Field::parse_list(tokens),
+            bind: Vec::new(),
             context: b"customers".to_vec(),
             keep_tokens: false,
         }
+    }
+
+    /// Bound to columns after and before the encrypted one, one of them quoted, with a
+    /// token column between: the values found by their place in the original row, token
+    /// columns dropped or kept.
+    #[test]
+    fn bound_values_round_trip_and_follow_their_row() {
+        let ring = Keyring::generate().unwrap();
+        let o = Options {
+            bind: Field::parse_list("note,id"),
+            ..opts("ssn", "email", true)
+        };
+        let e = enc(&ring, &o, INPUT);
+        assert_eq!(dec(&ring, &o, &e).unwrap(), INPUT);
+        let kept = Options {
+            keep_tokens: true,
+            ..o.clone()
+        };
+        let k = String::from_utf8(dec(&ring, &kept, &e).unwrap()).unwrap();
+        assert!(k.contains(",123-45-6789,\"hello, world\"\n"), "{k}");
+        // Rows 1 and 3 hold the same ssn, bound to different notes and ids: swapped, both
+        // fail.
+        let text = String::from_utf8(e).unwrap();
+        let mut rows: Vec<Vec<String>> = text
+            .lines()
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect();
+        let (a, b) = (rows[1][3].clone(), rows[3][3].clone());
+        rows[1][3] = b;
+        rows[3][3] = a;
+        let swapped: String = rows.iter().map(|r| r.join(",") + "\n").collect();
+        assert!(matches!(
+            dec(&ring, &o, swapped.as_bytes()),
+            Err(FieldError::Decrypt { line: 2, .. })
+        ));
     }
 
     fn enc(ring: &Keyring, o: &Options, input: &[u8]) -> Vec<u8> {

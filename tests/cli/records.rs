@@ -508,6 +508,98 @@ fn field_encryption_round_trips_through_the_cli() {
     );
 }
 
+/// `--bind id`: a value decrypts only in a row with the same id; moved to another row, or
+/// its row's id changed, it is an error naming line and column; decrypt-fields refuses a
+/// bound value without `--bind` and an unbound one with it.
+#[test]
+fn field_values_bound_to_their_row_fail_to_decrypt_in_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let run = |cmd: &str, args: &[&str], stdin: &str| {
+        veilkit()
+            .args(["records", cmd])
+            .args(args)
+            .arg("--key-file")
+            .arg(&key)
+            .write_stdin(stdin.to_string())
+            .output()
+            .unwrap()
+    };
+    let input = "id,email,ssn\n1,a@x.org,123\n2,b@x.org,456\n";
+    let bound = ["--fields", "email,ssn", "--bind", "id"];
+    let enc = run("encrypt-fields", &bound, input);
+    assert!(enc.status.success(), "{}", stderr_of(&enc));
+    let text = stdout_of(&enc);
+    assert_eq!(stdout_of(&run("decrypt-fields", &bound, &text)), input);
+    // The order of --bind and repeats do not matter.
+    let same = ["--fields", "email,ssn", "--bind", "id,id"];
+    assert_eq!(stdout_of(&run("decrypt-fields", &same, &text)), input);
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    let join = |rows: &[Vec<&str>]| rows.iter().map(|r| r.join(",") + "\n").collect::<String>();
+    let refused = |stdin: &str, args: &[&str], want: &str| {
+        let out = run("decrypt-fields", args, stdin);
+        assert_eq!(out.status.code(), Some(2), "{}", stdout_of(&out));
+        assert!(stderr_of(&out).contains(want), "{}", stderr_of(&out));
+        assert!(!stdout_of(&out).contains("456"), "{}", stdout_of(&out));
+    };
+    // The ssn of row 2 swapped with row 1's: line 2 stops the run.
+    let mut swapped = rows.clone();
+    swapped[1][2] = rows[2][2];
+    swapped[2][2] = rows[1][2];
+    refused(
+        &join(&swapped),
+        &bound,
+        "line 2: field \"ssn\" does not decrypt: wrong key or context, moved from another column or row",
+    );
+    // Row 2's id changed.
+    let mut changed = rows.clone();
+    changed[2][0] = "7";
+    refused(
+        &join(&changed),
+        &bound,
+        "line 3: field \"email\" does not decrypt",
+    );
+    // Without --bind, a bound value is refused, never decrypted as another format.
+    refused(
+        &text,
+        &["--fields", "email,ssn"],
+        "line 2: field \"email\" is bound to other columns of its row (encrypted with --bind)",
+    );
+    // With --bind, an unbound value is refused: it could come from another row.
+    let plain = stdout_of(&run("encrypt-fields", &["--fields", "email,ssn"], input));
+    refused(
+        &plain,
+        &bound,
+        "line 2: field \"email\" is not bound to other columns (encrypted without --bind)",
+    );
+    // A column cannot be both encrypted and bound.
+    let both = run(
+        "encrypt-fields",
+        &["--fields", "id,ssn", "--bind", "id"],
+        input,
+    );
+    assert_eq!(both.status.code(), Some(2));
+    assert!(
+        stderr_of(&both).contains("--bind: column id is also in --fields"),
+        "{}",
+        stderr_of(&both)
+    );
+    // Without a header row, by number, with token columns between: round trip.
+    let body = "1,a@x.org,123\n2,b@x.org,456\n";
+    let args = [
+        "--no-header",
+        "--fields",
+        "3",
+        "--token-fields",
+        "2",
+        "--bind",
+        "1",
+    ];
+    let enc = stdout_of(&run("encrypt-fields", &args, body));
+    assert_eq!(enc.lines().next().unwrap().split(',').count(), 4, "{enc}");
+    assert_eq!(stdout_of(&run("decrypt-fields", &args, &enc)), body);
+}
+
 /// A bad row after good ones: to standard output, the whole rows before it are written
 /// and then the error (as encode and decode do; they were dropped unless 64 KiB had
 /// gathered), never the bad row's first fields; into -o FILE, nothing.

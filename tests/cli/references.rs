@@ -604,34 +604,44 @@ fn the_fields_reference_decrypts_what_encrypt_fields_writes() {
     }
     let plain = d.join("plain.csv");
     std::fs::write(&plain, &csv).unwrap();
-    let out = run_ok(
-        veilkit()
-            .args(["records", "encrypt-fields", "--fields", "name,note"])
-            .args(["--token-fields", "name", "--context", "users"])
-            .arg(&plain)
-            .arg("--key-file")
-            .arg(&key),
-    );
-    let sealed = d.join("sealed.csv");
-    std::fs::write(&sealed, &out.stdout).unwrap();
-    let got = run(
-        &python,
-        "fields.py",
-        &[
+    // Format 1, then format 2 bound to the id column and the note (in column order,
+    // whatever the order given).
+    for bind in [&[][..], &["--bind", "note,id"][..]] {
+        let fields = if bind.is_empty() { "name,note" } else { "name" };
+        let out = run_ok(
+            veilkit()
+                .args(["records", "encrypt-fields", "--fields", fields])
+                .args(["--token-fields", "name", "--context", "users"])
+                .args(bind)
+                .arg(&plain)
+                .arg("--key-file")
+                .arg(&key),
+        );
+        let sealed = d.join("sealed.csv");
+        std::fs::write(&sealed, &out.stdout).unwrap();
+        let mut args: Vec<&std::ffi::OsStr> = vec![
             plain.as_os_str(),
             sealed.as_os_str(),
             "--key-file".as_ref(),
             key.as_os_str(),
             "--fields".as_ref(),
-            "name,note".as_ref(),
+            fields.as_ref(),
             "--context".as_ref(),
             "users".as_ref(),
-        ],
-    );
-    assert_eq!(
-        String::from_utf8(got).unwrap(),
-        "2000 rows, 4000 values decrypted, 2000 tokens checked\n"
-    );
+        ];
+        if !bind.is_empty() {
+            args.extend([
+                std::ffi::OsStr::new("--bind"),
+                std::ffi::OsStr::new("id,note"),
+            ]);
+        }
+        let got = run(&python, "fields.py", &args);
+        let values = if bind.is_empty() { 4000 } else { 2000 };
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            format!("2000 rows, {values} values decrypted, 2000 tokens checked\n")
+        );
+    }
 }
 
 /// `veilkit nonce NONCE_ARGS` with `--state state`; its nonces, one hex value a line,

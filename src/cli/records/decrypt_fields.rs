@@ -14,9 +14,10 @@ pub const LONG_ABOUT: &str = "Decrypt the --fields of a CSV or TSV stream made b
 `encrypt-fields`, with the same key file (any key of the keyring it was made with: the key \
 id travels in each value) and --context, and drop the token columns encrypt-fields added \
 (each NAME_token column right after a column NAME in the header row; without a header, \
-those after the --token-fields), unless --keep-tokens. A \
-value that does not authenticate (another key or context, moved from another column, \
-changed) stops the run with an error naming its line and column, after the rows before it \
+those after the --token-fields), unless --keep-tokens. Values encrypted with --bind need \
+the same --bind, which then refuses values encrypted without it. A \
+value that does not authenticate (another key or context, moved from another column, or \
+with --bind from another row or with a bound column changed, altered) stops the run with an error naming its line and column, after the rows before it \
 are written (to standard output; -o FILE gets nothing); nothing is guessed.";
 
 /// Extra man page sections.

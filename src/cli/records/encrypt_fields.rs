@@ -18,7 +18,10 @@ pub const LONG_ABOUT: &str = "Replace the --fields of every row of a CSV or TSV 
 authenticated ciphertext: base64url of a format byte (with the key id), a random nonce, the \
 AES-256-GCM-SIV ciphertext and its tag, 29 bytes of overhead before encoding. The column \
 name (or number, without a header row) is bound in as associated data, so a value moved to \
-another column fails to decrypt. Other fields pass through unchanged.
+another column fails to decrypt. With --bind (the row's primary key, say), each value is \
+also bound to those columns' values, so a value moved to another row fails too; without it, \
+values of one column can be swapped between rows unnoticed. Other fields pass through \
+unchanged.
 
 --token-fields adds a column NAME_token after each such field: a keyed token (HMAC-SHA256, \
 16 bytes, base64url) of the field's exact bytes. Equal values get equal tokens under one key \
@@ -75,6 +78,13 @@ pub struct FieldArgs {
     #[arg(long, value_name = "LIST")]
     pub token_fields: Option<String>,
 
+    /// Bind each encrypted value to these columns of its row (names or numbers, such as
+    /// the row's primary key): it then decrypts only in a row with the same values in
+    /// them, so a value moved to another row fails. decrypt-fields needs the same --bind,
+    /// and then refuses values made without it.
+    #[arg(long, value_name = "LIST")]
+    pub bind: Option<String>,
+
     /// The input format [default: tsv for .tsv files, else csv].
     #[arg(long, value_enum)]
     pub input_format: Option<DelimitedArg>,
@@ -108,6 +118,11 @@ impl FieldArgs {
             fields: Field::parse_list(&self.fields),
             token_fields: self
                 .token_fields
+                .as_deref()
+                .map(Field::parse_list)
+                .unwrap_or_default(),
+            bind: self
+                .bind
                 .as_deref()
                 .map(Field::parse_list)
                 .unwrap_or_default(),

@@ -1,13 +1,13 @@
 //! Field-level encryption of CSV/TSV streams, with keyed lookup tokens
 //! (`docs/RECORDS-FORMAT.md`, last section).
 
-use super::aead::{GcmSiv, TAG};
+mod value;
+
 use super::crypto::Nonces;
 use crate::delimited::{Dialect, ReadError, Reader, Row, write_field};
 use crate::keys::Keyring;
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::io::{Read, Write};
+use value::{FieldKeys, Format, Sealed};
 use zeroize::Zeroizing;
 
 /// A field chosen by position (from 1) or by header name.
@@ -45,6 +45,10 @@ pub struct Options {
     pub token_fields: Vec<Field>,
     /// Per-table or per-tenant context of the subkeys.
     pub context: Vec<u8>,
+    /// Columns each encrypted value is bound to (format 2): a value then decrypts only in
+    /// a row holding the same values in them, such as the row's primary key. Empty: format
+    /// 1, bound to its column alone.
+    pub bind: Vec<Field>,
     /// Decrypting: keep the token columns (by default those found after their field in
     /// the header, or those of `token_fields` without a header, are dropped).
     pub keep_tokens: bool,
@@ -68,12 +72,38 @@ pub enum FieldError {
     #[error("fields given by name need a header row")]
     NeedHeader,
     /// A value that does not decrypt.
-    #[error(
-        "line {line}: field {field} does not decrypt: wrong key or context, moved from another column, or tampered"
-    )]
+    #[error("line {line}: field {field} does not decrypt: {why}")]
     Decrypt {
         /// The line.
         line: u64,
+        /// The column.
+        field: String,
+        /// What it can be.
+        why: &'static str,
+    },
+    /// A value bound to other columns (format 2), decrypted without `--bind`.
+    #[error(
+        "line {line}: field {field} is bound to other columns of its row (encrypted with --bind): decrypt with the same --bind"
+    )]
+    Bound {
+        /// The line.
+        line: u64,
+        /// The column.
+        field: String,
+    },
+    /// A value bound to its column alone (format 1), where `--bind` asks for bound values.
+    #[error(
+        "line {line}: field {field} is not bound to other columns (encrypted without --bind), where --bind asks that it be: refused, as a value moved from another row would be"
+    )]
+    Unbound {
+        /// The line.
+        line: u64,
+        /// The column.
+        field: String,
+    },
+    /// A column both encrypted and bound to.
+    #[error("--bind: column {field} is also in --fields: bind to columns kept in the clear")]
+    BindEncrypted {
         /// The column.
         field: String,
     },
@@ -177,58 +207,66 @@ impl Drop for RowsOut<'_> {
     }
 }
 
-/// Decryption plan: fields to decrypt, token fields, column names.
-type Plan = (Vec<usize>, Vec<usize>, Vec<Vec<u8>>);
-
-/// The format byte: 0x40 marks format 1, the low 6 bits the key id.
-const FORMAT_1: u8 = 0x40;
-
-struct FieldKeys {
-    cipher: GcmSiv,
-    tokens: super::hmac256::Hmac256,
-    byte0: u8,
+/// The columns a run works on, by index (from 0) in the original rows.
+struct Plan {
+    /// Encrypted.
+    fields: Vec<usize>,
+    /// With a token column after them (decrypting: those dropped).
+    tokens: Vec<usize>,
+    /// Bound to, in column order, with their names.
+    bind: Vec<(usize, Vec<u8>)>,
+    /// The original columns' names (decrypting).
+    names: Vec<Vec<u8>>,
 }
 
-fn field_keys(key: &crate::keys::MasterKey, context: &[u8]) -> FieldKeys {
-    let mut k = Zeroizing::new([0u8; 32]);
-    key.derive("records/fields", context, k.as_mut());
-    let mut t = Zeroizing::new([0u8; 32]);
-    key.derive("records/field-tokens", context, t.as_mut());
-    FieldKeys {
-        cipher: GcmSiv::new(&k),
-        tokens: super::hmac256::Hmac256::new(t.as_ref()),
-        byte0: FORMAT_1 | (key.id() & 0x3f) as u8,
+impl Plan {
+    /// Resolves the options against the header's names (`None` without a header row).
+    fn new(opts: &Options, header: Option<&[Vec<u8>]>) -> Result<Plan, FieldError> {
+        let fields = resolve(&opts.fields, header)?;
+        let tokens = resolve(&opts.token_fields, header)?;
+        let mut bind = resolve(&opts.bind, header)?;
+        bind.sort_unstable();
+        bind.dedup();
+        if let Some(&i) = bind.iter().find(|i| fields.contains(i)) {
+            return Err(FieldError::BindEncrypted {
+                field: String::from_utf8_lossy(&column_name(header, i)).into_owned(),
+            });
+        }
+        Ok(Plan {
+            fields,
+            tokens,
+            bind: bind
+                .into_iter()
+                .map(|i| (i, column_name(header, i)))
+                .collect(),
+            names: Vec::new(),
+        })
+    }
+
+    /// The bound columns' names and values in a row, given the values by original
+    /// column; `None` when nothing is bound (format 1).
+    fn bound<'a>(
+        &'a self,
+        value_of: impl Fn(usize) -> std::borrow::Cow<'a, [u8]>,
+    ) -> Option<Bound<'a>> {
+        if self.bind.is_empty() {
+            return None;
+        }
+        Some(
+            self.bind
+                .iter()
+                .map(|(i, name)| (&name[..], value_of(*i)))
+                .collect(),
+        )
     }
 }
 
-fn aad(column: &[u8]) -> Vec<u8> {
-    [&b"veilkit-field"[..], column].concat()
-}
+/// The bound columns' names and values in one row.
+type Bound<'a> = Vec<(&'a [u8], std::borrow::Cow<'a, [u8]>)>;
 
-/// Encrypts one value: `byte0 ‖ nonce ‖ ciphertext ‖ tag`, base64url.
-fn seal(
-    k: &FieldKeys,
-    nonces: &mut Nonces,
-    column: &[u8],
-    value: &[u8],
-) -> Result<String, FieldError> {
-    let nonce = nonces
-        .draw()
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
-    let mut out = Vec::with_capacity(13 + value.len() + TAG);
-    out.push(k.byte0);
-    out.extend_from_slice(&nonce);
-    out.extend_from_slice(value);
-    let tag = k
-        .cipher
-        .seal(&nonce, &aad(column), &mut out[13..])
-        .ok_or_else(|| std::io::Error::other("value too long"))?;
-    out.extend_from_slice(&tag);
-    Ok(URL_SAFE_NO_PAD.encode(out))
-}
-
-fn token(k: &FieldKeys, value: &[u8]) -> String {
-    URL_SAFE_NO_PAD.encode(&k.tokens.mac(value)[..16])
+/// Borrowed pairs of [`Plan::bound`]'s, as the value codec takes them.
+fn pairs<'a>(bound: &'a [(&'a [u8], std::borrow::Cow<'a, [u8]>)]) -> Vec<(&'a [u8], &'a [u8])> {
+    bound.iter().map(|(n, v)| (*n, &v[..])).collect()
 }
 
 fn column_name(header: Option<&[Vec<u8>]>, i: usize) -> Vec<u8> {
@@ -290,11 +328,11 @@ pub fn encrypt(
     output: &mut dyn Write,
 ) -> Result<u64, FieldError> {
     let d = dialect(opts);
-    let keys = field_keys(ring.current(), &opts.context);
+    let keys = FieldKeys::new(ring.current(), &opts.context);
     let mut nonces = Nonces::default();
     let mut rdr = Reader::new(input, d);
     let mut header: Option<Vec<Vec<u8>>> = None;
-    let mut chosen: Option<(Vec<usize>, Vec<usize>)> = None;
+    let mut plan: Option<Plan> = None;
     let mut rows = 0u64;
     let mut out = RowsOut::new(output);
     while let Some(row) = {
@@ -309,16 +347,13 @@ pub fn encrypt(
         }
         if opts.header && header.is_none() {
             let names = row_values(&row);
-            let (f, t) = (
-                resolve(&opts.fields, Some(&names))?,
-                resolve(&opts.token_fields, Some(&names))?,
-            );
+            let p = Plan::new(opts, Some(&names))?;
             for (i, field) in row.fields.iter().enumerate() {
                 if i > 0 {
                     out.push(d.delimiter);
                 }
                 out.extend_from_slice(field.raw(row.bytes));
-                if t.contains(&i) {
+                if p.tokens.contains(&i) {
                     out.push(d.delimiter);
                     let name = [&names[i][..], b"_token"].concat();
                     write_field(&mut out, &name, d);
@@ -326,17 +361,15 @@ pub fn encrypt(
             }
             out.extend_from_slice(row.line_end());
             header = Some(names);
-            chosen = Some((f, t));
+            plan = Some(p);
             continue;
         }
-        if chosen.is_none() {
-            chosen = Some((
-                resolve(&opts.fields, None)?,
-                resolve(&opts.token_fields, None)?,
-            ));
+        if plan.is_none() {
+            plan = Some(Plan::new(opts, None)?);
         }
-        let (f, t) = chosen.as_ref().expect("set above");
-        for &i in f.iter().chain(t) {
+        let p = plan.as_ref().expect("set above");
+        let bound_cols = p.bind.iter().map(|(i, _)| i);
+        for &i in p.fields.iter().chain(&p.tokens).chain(bound_cols) {
             if i >= row.fields.len() {
                 return Err(FieldError::NoField {
                     line: row.line,
@@ -344,24 +377,23 @@ pub fn encrypt(
                 });
             }
         }
+        let bound = p.bound(|i| row.fields[i].value(row.bytes));
+        let bound = bound.as_deref().map(pairs);
         for (i, field) in row.fields.iter().enumerate() {
             if i > 0 {
                 out.push(d.delimiter);
             }
             let value = field.value(row.bytes);
-            if f.contains(&i) {
+            if p.fields.contains(&i) {
                 let name = column_name(header.as_deref(), i);
-                write_field(
-                    &mut out,
-                    seal(&keys, &mut nonces, &name, &value)?.as_bytes(),
-                    d,
-                );
+                let sealed = keys.seal(&mut nonces, &name, bound.as_deref(), &value)?;
+                write_field(&mut out, sealed.as_bytes(), d);
             } else {
                 out.extend_from_slice(field.raw(row.bytes));
             }
-            if t.contains(&i) {
+            if p.tokens.contains(&i) {
                 out.push(d.delimiter);
-                out.extend_from_slice(token(&keys, &value).as_bytes());
+                out.extend_from_slice(keys.token(&value).as_bytes());
             }
         }
         out.extend_from_slice(row.line_end());
@@ -370,6 +402,52 @@ pub fn encrypt(
     }
     out.finish()?;
     Ok(rows)
+}
+
+/// The plan of a decryption from its first row: with a header row, each token column
+/// `NAME_token` right after a column NAME (as encrypt-fields adds them) is dropped, with
+/// its values, unless `keep_tokens`, and the header is written without them.
+fn decrypt_plan(
+    opts: &Options,
+    row: &Row<'_>,
+    out: &mut Vec<u8>,
+    delimiter: u8,
+) -> Result<Plan, FieldError> {
+    if !opts.header {
+        let mut p = Plan::new(opts, None)?;
+        if opts.keep_tokens {
+            p.tokens.clear();
+        }
+        let width = row.fields.len().saturating_sub(p.tokens.len());
+        p.names = (0..width).map(|i| column_name(None, i)).collect();
+        return Ok(p);
+    }
+    let cols = row_values(row);
+    let mut original: Vec<Vec<u8>> = Vec::new();
+    let mut kept_raw: Vec<&[u8]> = Vec::new();
+    let mut dropped: Vec<usize> = Vec::new();
+    let mut j = 0;
+    while j < cols.len() {
+        let i = original.len();
+        original.push(cols[j].clone());
+        kept_raw.push(row.fields[j].raw(row.bytes));
+        let next_is_token = cols
+            .get(j + 1)
+            .is_some_and(|c| *c == [&cols[j][..], b"_token"].concat());
+        if next_is_token && !opts.keep_tokens {
+            dropped.push(i);
+            j += 2;
+        } else {
+            j += 1;
+        }
+    }
+    // Named token fields must exist; the columns dropped are those found.
+    let mut p = Plan::new(opts, Some(&original))?;
+    p.tokens = dropped;
+    p.names = original;
+    out.extend_from_slice(&kept_raw.join(&delimiter));
+    out.extend_from_slice(row.line_end());
+    Ok(p)
 }
 
 /// Decrypts the chosen fields and drops the token columns: with a header row, every
@@ -388,6 +466,7 @@ pub fn decrypt(
     let mut keys: Vec<Option<FieldKeys>> = (0..64).map(|_| None).collect();
     let mut rows = 0u64;
     let mut out = RowsOut::new(output);
+    let mut buf = Zeroizing::new(Vec::new());
     while let Some(row) = {
         // Every row before this one is whole: what a stop at this one still writes.
         out.mark();
@@ -399,91 +478,83 @@ pub fn decrypt(
             continue;
         }
         if plan.is_none() {
-            if opts.header {
-                // The original header: each token column `NAME_token` right after a
-                // column NAME (as encrypt-fields adds them) is dropped, with its values,
-                // unless `keep_tokens`.
-                let cols = row_values(&row);
-                let mut original: Vec<Vec<u8>> = Vec::new();
-                let mut kept_raw: Vec<&[u8]> = Vec::new();
-                let mut dropped: Vec<usize> = Vec::new();
-                let mut j = 0;
-                while j < cols.len() {
-                    let i = original.len();
-                    original.push(cols[j].clone());
-                    kept_raw.push(row.fields[j].raw(row.bytes));
-                    let next_is_token = cols
-                        .get(j + 1)
-                        .is_some_and(|c| *c == [&cols[j][..], b"_token"].concat());
-                    if next_is_token && !opts.keep_tokens {
-                        dropped.push(i);
-                        j += 2;
-                    } else {
-                        j += 1;
-                    }
-                }
-                let f = resolve(&opts.fields, Some(&original))?;
-                // Named token fields must exist; the columns dropped are those found.
-                resolve(&opts.token_fields, Some(&original))?;
-                let t = dropped;
-                out.extend_from_slice(&kept_raw.join(&d.delimiter));
-                out.extend_from_slice(row.line_end());
-                plan = Some((f, t, original));
+            let p = decrypt_plan(opts, &row, &mut out, d.delimiter)?;
+            let header = opts.header;
+            plan = Some(p);
+            if header {
                 continue;
             }
-            let f = resolve(&opts.fields, None)?;
-            let t = if opts.keep_tokens {
-                Vec::new()
-            } else {
-                resolve(&opts.token_fields, None)?
-            };
-            let width = row.fields.len().saturating_sub(t.len());
-            plan = Some((f, t, (0..width).map(|i| column_name(None, i)).collect()));
         }
-        let (f, t, names) = plan.as_ref().expect("set above");
+        let p = plan.as_ref().expect("set above");
+        // Where each original column is in this row: after the token columns before it.
+        let src_of = |i: usize| i + p.tokens.iter().filter(|&&t| t < i).count();
+        let missing = |i: usize| FieldError::NoField {
+            line,
+            field: (i + 1).to_string(),
+        };
+        for &(i, _) in &p.bind {
+            if src_of(i) >= row.fields.len() {
+                return Err(missing(i));
+            }
+        }
+        let bound = p.bound(|i| row.fields[src_of(i)].value(row.bytes));
+        let bound = bound.as_deref().map(pairs);
         let mut src = 0usize;
-        for (i, name) in names.iter().enumerate() {
-            let field = row.fields.get(src).ok_or_else(|| FieldError::NoField {
-                line,
-                field: (i + 1).to_string(),
-            })?;
+        for (i, name) in p.names.iter().enumerate() {
+            let field = row.fields.get(src).ok_or_else(|| missing(i))?;
             src += 1;
             if i > 0 {
                 out.push(d.delimiter);
             }
-            if f.contains(&i) {
-                let column = String::from_utf8_lossy(name).into_owned();
-                let bad = || FieldError::Decrypt {
+            if p.fields.contains(&i) {
+                let column = || format!("{:?}", String::from_utf8_lossy(name));
+                let bad = |why| FieldError::Decrypt {
                     line,
-                    field: format!("{column:?}"),
+                    field: column(),
+                    why,
                 };
-                let raw = URL_SAFE_NO_PAD
-                    .decode(field.value(row.bytes))
-                    .map_err(|_| bad())?;
-                if raw.len() < 29 || raw[0] & 0xc0 != FORMAT_1 {
-                    return Err(bad());
+                let sealed = Sealed::parse(&field.value(row.bytes))
+                    .ok_or_else(|| bad("not a value encrypt-fields writes"))?;
+                match (sealed.format, &bound) {
+                    (Format::Bound, None) => {
+                        return Err(FieldError::Bound {
+                            line,
+                            field: column(),
+                        });
+                    }
+                    (Format::Column, Some(_)) => {
+                        return Err(FieldError::Unbound {
+                            line,
+                            field: column(),
+                        });
+                    }
+                    _ => {}
                 }
-                let bits = u32::from(raw[0] & 0x3f);
+                let bits = sealed.id_bits;
                 if keys[bits as usize].is_none() {
                     let key = ring.by_low_bits(bits, 6).ok_or(FieldError::UnknownKey {
                         line,
-                        field: format!("{column:?}"),
+                        field: column(),
                         key: bits,
                     })?;
-                    keys[bits as usize] = Some(field_keys(key, &opts.context));
+                    keys[bits as usize] = Some(FieldKeys::new(key, &opts.context));
                 }
                 let k = keys[bits as usize].as_ref().expect("set above");
-                let nonce: [u8; 12] = raw[1..13].try_into().expect("12 bytes");
-                let mut buf = Zeroizing::new(raw[13..].to_vec());
-                let plain = k
-                    .cipher
-                    .open(&nonce, &aad(name), &mut buf)
-                    .ok_or_else(bad)?;
+                let plain = k.open(&sealed, name, bound.as_deref(), &mut buf).ok_or_else(|| {
+                    bad(match sealed.format {
+                        Format::Column => {
+                            "wrong key or context, moved from another column, or tampered"
+                        }
+                        Format::Bound => {
+                            "wrong key or context, moved from another column or row, a bound column changed, or tampered"
+                        }
+                    })
+                })?;
                 write_field(&mut out, plain, d);
             } else {
                 out.extend_from_slice(field.raw(row.bytes));
             }
-            if t.contains(&i) {
+            if p.tokens.contains(&i) {
                 src += 1;
             }
         }
