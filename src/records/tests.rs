@@ -1369,6 +1369,46 @@ mod fields {
         let r = encrypt(&ring, &opts("9", "", false), &mut &INPUT[..], &mut out);
         assert!(matches!(r, Err(FieldError::NoField { line: 1, .. })));
     }
+
+    /// A column past a header row's width, or past the first row's without one: refused
+    /// by both commands. decrypt-fields used to pass such a column through, ciphertext
+    /// where plaintext was asked, with status 0.
+    #[test]
+    fn columns_past_the_header_are_refused_never_passed_through() {
+        let ring = Keyring::generate().unwrap();
+        let narrow = b"id,email\n1,a@x.org,123\n";
+        let mut out = Vec::new();
+        for f in ["3", "email,3"] {
+            let r = encrypt(&ring, &opts(f, "", true), &mut &narrow[..], &mut out);
+            assert!(
+                matches!(r, Err(FieldError::NoField { line: 1, .. })),
+                "{r:?}"
+            );
+        }
+        let wide = opts("2,3", "", false);
+        let sealed = enc(&ring, &wide, b"1,a@x.org,123\n");
+        let with_header = [&b"id,email\n"[..], &sealed].concat();
+        let r = dec(&ring, &opts("3", "", true), &with_header);
+        assert!(
+            matches!(r, Err(FieldError::NoField { line: 1, .. })),
+            "{r:?}"
+        );
+        let ragged = [&b"1,a\n"[..], &sealed].concat();
+        let r = dec(&ring, &wide, &ragged);
+        assert!(
+            matches!(r, Err(FieldError::NoField { line: 1, .. })),
+            "{r:?}"
+        );
+        let bound = Options {
+            bind: Field::parse_list("4"),
+            ..opts("2", "", false)
+        };
+        let r = dec(&ring, &bound, &sealed);
+        assert!(
+            matches!(r, Err(FieldError::NoField { line: 1, .. })),
+            "{r:?}"
+        );
+    }
 }
 
 #[test]

@@ -280,6 +280,12 @@ fn resolve(fields: &[Field], header: Option<&[Vec<u8>]>) -> Result<Vec<usize>, F
     fields
         .iter()
         .map(|f| match f {
+            // With a header row, a number names one of its columns: the rows' columns
+            // past it have no name, and decrypt-fields would pass them through.
+            Field::Number(n) if header.is_some_and(|h| *n > h.len()) => Err(FieldError::NoField {
+                line: 1,
+                field: n.to_string(),
+            }),
             Field::Number(n) => Ok(n - 1),
             Field::Name(name) => header
                 .ok_or(FieldError::NeedHeader)?
@@ -419,6 +425,14 @@ fn decrypt_plan(
             p.tokens.clear();
         }
         let width = row.fields.len().saturating_sub(p.tokens.len());
+        // Every column worked on is within the first row, as encrypt-fields checks.
+        let used = p.fields.iter().chain(p.bind.iter().map(|(i, _)| i));
+        if let Some(&i) = used.filter(|&&i| i >= width).min() {
+            return Err(FieldError::NoField {
+                line: row.line,
+                field: (i + 1).to_string(),
+            });
+        }
         p.names = (0..width).map(|i| column_name(None, i)).collect();
         return Ok(p);
     }
