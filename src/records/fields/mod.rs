@@ -356,14 +356,6 @@ fn decrypt_plan(
             p.tokens.clear();
         }
         let width = row.fields.len().saturating_sub(p.tokens.len());
-        // Every column worked on is within the first row, as encrypt-fields checks.
-        let used = p.fields.iter().chain(p.bind.iter().map(|(i, _)| i));
-        if let Some(&i) = used.filter(|&&i| i >= width).min() {
-            return Err(FieldError::NoField {
-                line: row.line,
-                field: (i + 1).to_string(),
-            });
-        }
         p.names = (0..width).map(|i| column_name(None, i)).collect();
         return Ok(p);
     }
@@ -431,27 +423,39 @@ pub fn decrypt(
             }
         }
         let p = plan.as_ref().expect("set above");
-        // Where each original column is in this row: after the token columns before it.
-        let src_of = |i: usize| i + p.tokens.iter().filter(|&&t| t < i).count();
-        let missing = |i: usize| FieldError::NoField {
-            line,
-            field: (i + 1).to_string(),
-        };
-        for &(i, _) in &p.bind {
-            if src_of(i) >= row.fields.len() {
-                return Err(missing(i));
-            }
-        }
-        let bound = p.bound(|i| row.fields[src_of(i)].value(row.bytes));
-        let bound = bound.as_deref().map(pairs);
+        // Where each of the row's original columns is in it: a token column follows each
+        // of `tokens` (the row may be shorter than the header, as encrypt-fields takes it).
+        let mut at: Vec<usize> = Vec::with_capacity(row.fields.len());
         let mut src = 0usize;
-        for (i, name) in p.names.iter().enumerate() {
-            let field = row.fields.get(src).ok_or_else(|| missing(i))?;
-            src += 1;
+        while src < row.fields.len() {
+            at.push(src);
+            src += if p.tokens.contains(&(at.len() - 1)) {
+                2
+            } else {
+                1
+            };
+        }
+        let needed = p.fields.iter().chain(p.bind.iter().map(|(i, _)| i));
+        if let Some(&i) = needed.filter(|&&i| i >= at.len()).min() {
+            return Err(FieldError::NoField {
+                line,
+                field: (i + 1).to_string(),
+            });
+        }
+        let bound = p.bound(|i| row.fields[at[i]].value(row.bytes));
+        let bound = bound.as_deref().map(pairs);
+        for (i, &s) in at.iter().enumerate() {
+            let field = &row.fields[s];
             if i > 0 {
                 out.push(d.delimiter);
             }
             if p.fields.contains(&i) {
+                // As encrypt-fields names it.
+                let name = match p.names.get(i) {
+                    Some(n) => std::borrow::Cow::Borrowed(&n[..]),
+                    None => std::borrow::Cow::Owned(column_name(None, i)),
+                };
+                let name = &name[..];
                 let column = || format!("{:?}", String::from_utf8_lossy(name));
                 let bad = |why| FieldError::Decrypt {
                     line,
@@ -499,14 +503,6 @@ pub fn decrypt(
             } else {
                 out.extend_from_slice(field.raw(row.bytes));
             }
-            if p.tokens.contains(&i) {
-                src += 1;
-            }
-        }
-        // Fields past the header's width pass through.
-        for extra in row.fields.iter().skip(src) {
-            out.push(d.delimiter);
-            out.extend_from_slice(extra.raw(row.bytes));
         }
         out.extend_from_slice(row.line_end());
         rows += 1;
