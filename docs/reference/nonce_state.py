@@ -22,7 +22,7 @@ def read_state(text):
         machine, width, c = int(fields[0]), int(fields[1]), int(fields[2])
         clock = int(fields[3]) if len(fields) == 4 else 0
         assert 0 <= machine <= 511 and width in COUNT_BITS, line
-        assert c <= 2 ** (42 + COUNT_BITS[width]) - 1, line
+        assert c <= 2 ** (42 + COUNT_BITS[width]) - 1 and clock < 2 ** 42, line
         assert (machine, width) not in seen, "two lines for one machine id and width"
         seen.add((machine, width))
         out.append((machine, width, c, clock))

@@ -151,6 +151,13 @@ impl StateFile {
                     "counter above the largest of its width (a damaged or foreign file)",
                 ));
             }
+            if at_ts >> super::TS_BITS != 0 {
+                // Taken as "now", it would blame the clock for the file's damage.
+                return Err(impossible(
+                    i + 1,
+                    "reservation time past the year 2164 (a damaged or foreign file)",
+                ));
+            }
             if map.insert((m, w), Mark { highest, at_ts }).is_some() {
                 return Err(impossible(
                     i + 1,

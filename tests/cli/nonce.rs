@@ -282,6 +282,12 @@ fn impossible_state_files_and_exhaustion_are_precise_errors() {
             vec!["--bits", "96"],
             "line 2: width is not 64, 96 or 128",
         ),
+        // A reservation time past 2^42 ms is the file's damage, not the clock's.
+        (
+            format!("veilkit-nonce-state 1\n1 64 5 {}\n", 1u64 << 42),
+            vec!["--bits", "64"],
+            "line 2: reservation time past the year 2164",
+        ),
     ] {
         std::fs::write(&st, &text).unwrap();
         let out = veilkit()
