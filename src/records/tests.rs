@@ -1387,6 +1387,11 @@ mod fields {
             let e = enc(&ring, &o, input);
             assert_eq!(dec(&ring, &o, &e).unwrap(), input);
         }
+        // One column, empty values: a row of one empty value decrypts to `""`, not to an
+        // empty line (which is no row), in the middle and at the end without a line end.
+        let one = b"v\n\"\"\nx\n\"\"";
+        let o = opts("v", "", true);
+        assert_eq!(dec(&ring, &o, &enc(&ring, &o, one)).unwrap(), one);
         // A row without a chosen column is named.
         let o = opts("ssn", "", true);
         let mut out = Vec::new();

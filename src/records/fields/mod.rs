@@ -444,6 +444,7 @@ pub fn decrypt(
         }
         let bound = p.bound(|i| row.fields[at[i]].value(row.bytes));
         let bound = bound.as_deref().map(pairs);
+        let row_start = out.len();
         for (i, &s) in at.iter().enumerate() {
             let field = &row.fields[s];
             if i > 0 {
@@ -503,6 +504,10 @@ pub fn decrypt(
             } else {
                 out.extend_from_slice(field.raw(row.bytes));
             }
+        }
+        if out.len() == row_start && d.quoting {
+            // A row of one empty value: an empty line would be no row at all.
+            out.extend_from_slice(b"\"\"");
         }
         out.extend_from_slice(row.line_end());
         rows += 1;
