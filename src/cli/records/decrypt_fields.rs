@@ -27,7 +27,7 @@ pub const MAN: ManExtra = ManExtra {
     environment: &[],
     examples: &[(
         "Back to the original",
-        "veilkit records decrypt-fields --fields email,ssn safe.csv -o customers.csv",
+        "veilkit records decrypt-fields --fields email,ssn --bind id safe.csv -o customers.csv",
     )],
 };
 

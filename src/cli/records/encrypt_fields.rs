@@ -37,8 +37,8 @@ pub const MAN: ManExtra = ManExtra {
     environment: &[],
     examples: &[
         (
-            "Encrypt two columns, with a token column for joins on email",
-            "veilkit records encrypt-fields --fields email,ssn --token-fields email customers.csv -o safe.csv",
+            "Encrypt two columns bound to each row's id, with a token column for joins on email",
+            "veilkit records encrypt-fields --fields email,ssn --bind id --token-fields email customers.csv -o safe.csv",
         ),
         (
             "Find rows with a given email without decrypting",
