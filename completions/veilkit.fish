@@ -289,7 +289,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 csv\t'Comma-separated values with RFC 4180 quoting'
 tsv\t'Tab-separated values, no quoting'
 jsonl\t'JSON lines (one object per line)'"
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s k -l key-field -d 'The key field of CSV, TSV and JSON lines: a number from 1, or a name' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -s k -l key-field -d 'The key field of CSV, TSV and JSON lines: a number from 1, or a name (a name two columns of a header row share is refused: give the number)' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l page-size -d 'Page size in bytes: a power of two from 512 to 1048576' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l compress -d 'Compress each data page\'s records before sealing: `zstd` (level 3) or `zstd:LEVEL` (1 to 19), or `none`. Pages then hold more records; the file\'s size follows the compressed size (see docs/RECORDS-FORMAT.md on what that reveals)' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from seal" -l key-file -d 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)' -r -F

@@ -136,13 +136,29 @@ fn parse_header<'a>(
                 prefix = Some(raw);
                 match key {
                     KeyField::Number(n) => n - 1,
-                    KeyField::Name(name) => fields
-                        .iter()
-                        .position(|f| f.value(raw).as_ref() == name.as_bytes())
-                        .ok_or_else(|| RecordsError::Input {
+                    KeyField::Name(name) => {
+                        let mut at = fields
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, f)| f.value(raw).as_ref() == name.as_bytes())
+                            .map(|(i, _)| i);
+                        let first = at.next().ok_or_else(|| RecordsError::Input {
                             line: 1,
                             problem: format!("the header row has no field {name:?}"),
-                        })?,
+                        })?;
+                        if let Some(second) = at.next() {
+                            // Keying by one of two columns of one name is a guess.
+                            return Err(RecordsError::Input {
+                                line: 1,
+                                problem: format!(
+                                    "the header row has field {name:?} more than once (fields {} and {}): give --key-field by number",
+                                    first + 1,
+                                    second + 1
+                                ),
+                            });
+                        }
+                        first
+                    }
                 }
             } else {
                 match key {

@@ -289,6 +289,41 @@ fn csv_with_quotes_header_and_crlf() {
     assert_eq!(f.get(b"id").unwrap(), None);
 }
 
+/// A key field named by a name two header columns have is refused (keying by either
+/// would be a guess), naming both; by number it seals.
+#[test]
+fn a_key_field_name_the_header_repeats_is_refused() {
+    let dir = tmp();
+    let path = dir.path().join("d.vkr");
+    let ring = Keyring::generate().unwrap();
+    let input = b"id,a,a\n1,x,y\n";
+    let r = seal_bytes(
+        &path,
+        input,
+        &settings(InputFormat::Csv, "a", true, 512),
+        &ring,
+    );
+    match r {
+        Err(RecordsError::Input { line: 1, problem }) => {
+            assert!(
+                problem.contains("\"a\" more than once (fields 2 and 3)"),
+                "{problem}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!path.exists());
+    seal_bytes(
+        &path,
+        input,
+        &settings(InputFormat::Csv, "3", true, 512),
+        &ring,
+    )
+    .unwrap();
+    let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+    assert_eq!(f.get(b"y").unwrap().unwrap(), b"1,x,y\n");
+}
+
 #[test]
 fn tsv_and_jsonl_keys() {
     let dir = tmp();
@@ -1368,6 +1403,32 @@ mod fields {
         assert!(matches!(r, Err(FieldError::NeedHeader)));
         let r = encrypt(&ring, &opts("9", "", false), &mut &INPUT[..], &mut out);
         assert!(matches!(r, Err(FieldError::NoField { line: 1, .. })));
+        // A name two columns have: encrypting the first alone would leave the second in
+        // the clear. Refused for every list, naming both; by number it works.
+        let dup = b"id,a,a\n1,x,y\n";
+        for o in [
+            opts("a", "", true),
+            opts("id", "a", true),
+            Options {
+                bind: Field::parse_list("a"),
+                ..opts("id", "", true)
+            },
+        ] {
+            let r = encrypt(&ring, &o, &mut &dup[..], &mut out);
+            assert!(
+                matches!(
+                    r,
+                    Err(FieldError::Ambiguous {
+                        first: 2,
+                        second: 3,
+                        ..
+                    })
+                ),
+                "{r:?}"
+            );
+        }
+        let o = opts("2,3", "", true);
+        assert_eq!(dec(&ring, &o, &enc(&ring, &o, dup)).unwrap(), dup);
     }
 
     /// A row shorter (or longer) than the header, holding the chosen columns: what

@@ -86,7 +86,8 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub input_format: Option<FormatArg>,
 
-    /// The key field of CSV, TSV and JSON lines: a number from 1, or a name.
+    /// The key field of CSV, TSV and JSON lines: a number from 1, or a name (a name two
+    /// columns of a header row share is refused: give the number).
     #[arg(short, long, value_name = "N|NAME")]
     pub key_field: Option<String>,
 

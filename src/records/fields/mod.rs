@@ -103,6 +103,18 @@ pub enum FieldError {
         /// The column.
         field: String,
     },
+    /// A name that two columns of the header row have.
+    #[error(
+        "line 1: the header row has column {field} more than once (columns {first} and {second}): name it by number"
+    )]
+    Ambiguous {
+        /// The name.
+        field: String,
+        /// The first column with it, from 1.
+        first: usize,
+        /// The next.
+        second: usize,
+    },
     /// A column both encrypted and bound to.
     #[error("--bind: column {field} is also in --fields: bind to columns kept in the clear")]
     BindEncrypted {
@@ -218,23 +230,33 @@ fn resolve(fields: &[Field], header: Option<&[Vec<u8>]>) -> Result<Vec<usize>, F
                 field: n.to_string(),
             }),
             Field::Number(n) => Ok(n - 1),
-            Field::Name(name) => header
-                .ok_or(FieldError::NeedHeader)?
-                .iter()
-                .position(|h| h == name.as_bytes())
-                .ok_or_else(|| {
+            Field::Name(name) => {
+                let header = header.ok_or(FieldError::NeedHeader)?;
+                let mut at = (0..header.len()).filter(|&i| header[i] == name.as_bytes());
+                let Some(first) = at.next() else {
                     let bom = header
-                        .and_then(|h| h.first())
+                        .first()
                         .is_some_and(|h| h.starts_with(super::input::BOM));
-                    FieldError::NoField {
+                    return Err(FieldError::NoField {
                         line: 1,
                         field: if bom {
                             format!("{name:?} ({})", super::input::BOM_NOTE)
                         } else {
                             format!("{name:?}")
                         },
-                    }
-                }),
+                    });
+                };
+                if let Some(second) = at.next() {
+                    // Encrypting one of two columns of one name would leave the other in
+                    // the clear.
+                    return Err(FieldError::Ambiguous {
+                        field: format!("{name:?}"),
+                        first: first + 1,
+                        second: second + 1,
+                    });
+                }
+                Ok(first)
+            }
         })
         .collect()
 }
