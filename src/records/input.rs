@@ -137,27 +137,21 @@ fn parse_header<'a>(
                 match key {
                     KeyField::Number(n) => n - 1,
                     KeyField::Name(name) => {
-                        let mut at = fields
+                        let names = fields
                             .iter()
-                            .enumerate()
-                            .filter(|(_, f)| f.value(raw).as_ref() == name.as_bytes())
-                            .map(|(i, _)| i);
-                        let first = at.next().ok_or_else(|| RecordsError::Input {
+                            .map(|f| f.value(raw).as_ref() == name.as_bytes());
+                        // Keying by one of two columns of one name would be a guess.
+                        only_column(names).map_err(|twice| RecordsError::Input {
                             line: 1,
-                            problem: format!("the header row has no field {name:?}"),
-                        })?;
-                        if let Some(second) = at.next() {
-                            // Keying by one of two columns of one name is a guess.
-                            return Err(RecordsError::Input {
-                                line: 1,
-                                problem: format!(
+                            problem: match twice {
+                                None => format!("the header row has no field {name:?}"),
+                                Some((first, second)) => format!(
                                     "the header row has field {name:?} more than once (fields {} and {}): give --key-field by number",
                                     first + 1,
                                     second + 1
                                 ),
-                            });
-                        }
-                        first
+                            },
+                        })?
                     }
                 }
             } else {
@@ -307,4 +301,21 @@ fn jsonl_key(raw: &[u8], name: &str, line: u64) -> Result<Vec<u8>, RecordsError>
             Problem::NotScalar => format!("field {name:?} is not a string, number or boolean"),
         },
     })
+}
+
+/// Where the one column that `matches` is, from 0; else `None` when no column matches, or
+/// the first two that do.
+pub(super) fn only_column(
+    matches: impl IntoIterator<Item = bool>,
+) -> Result<usize, Option<(usize, usize)>> {
+    let mut at = matches
+        .into_iter()
+        .enumerate()
+        .filter(|&(_, m)| m)
+        .map(|(i, _)| i);
+    let first = at.next().ok_or(None)?;
+    match at.next() {
+        Some(second) => Err(Some((first, second))),
+        None => Ok(first),
+    }
 }

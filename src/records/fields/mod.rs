@@ -158,7 +158,8 @@ struct Plan {
     tokens: Vec<usize>,
     /// Bound to, in column order, with their names.
     bind: Vec<(usize, Vec<u8>)>,
-    /// The original columns' names (decrypting).
+    /// The original columns' names (decrypting with a header row; without one, and past
+    /// the header, a column is named by its number).
     names: Vec<Vec<u8>>,
 }
 
@@ -207,11 +208,6 @@ impl Plan {
 /// The bound columns' names and values in one row.
 type Bound<'a> = Vec<(&'a [u8], std::borrow::Cow<'a, [u8]>)>;
 
-/// Borrowed pairs of [`Plan::bound`]'s, as the value codec takes them.
-fn pairs<'a>(bound: &'a [(&'a [u8], std::borrow::Cow<'a, [u8]>)]) -> Vec<(&'a [u8], &'a [u8])> {
-    bound.iter().map(|(n, v)| (*n, &v[..])).collect()
-}
-
 fn column_name(header: Option<&[Vec<u8>]>, i: usize) -> Vec<u8> {
     match header.and_then(|h| h.get(i)) {
         Some(name) => name.clone(),
@@ -232,30 +228,29 @@ fn resolve(fields: &[Field], header: Option<&[Vec<u8>]>) -> Result<Vec<usize>, F
             Field::Number(n) => Ok(n - 1),
             Field::Name(name) => {
                 let header = header.ok_or(FieldError::NeedHeader)?;
-                let mut at = (0..header.len()).filter(|&i| header[i] == name.as_bytes());
-                let Some(first) = at.next() else {
-                    let bom = header
-                        .first()
-                        .is_some_and(|h| h.starts_with(super::input::BOM));
-                    return Err(FieldError::NoField {
-                        line: 1,
-                        field: if bom {
-                            format!("{name:?} ({})", super::input::BOM_NOTE)
-                        } else {
-                            format!("{name:?}")
-                        },
-                    });
-                };
-                if let Some(second) = at.next() {
+                let names = header.iter().map(|h| h == name.as_bytes());
+                super::input::only_column(names).map_err(|twice| match twice {
                     // Encrypting one of two columns of one name would leave the other in
                     // the clear.
-                    return Err(FieldError::Ambiguous {
+                    Some((first, second)) => FieldError::Ambiguous {
                         field: format!("{name:?}"),
                         first: first + 1,
                         second: second + 1,
-                    });
-                }
-                Ok(first)
+                    },
+                    None => {
+                        let bom = header
+                            .first()
+                            .is_some_and(|h| h.starts_with(super::input::BOM));
+                        FieldError::NoField {
+                            line: 1,
+                            field: if bom {
+                                format!("{name:?} ({})", super::input::BOM_NOTE)
+                            } else {
+                                format!("{name:?}")
+                            },
+                        }
+                    }
+                })
             }
         })
         .collect()
@@ -337,7 +332,6 @@ pub fn encrypt(
             }
         }
         let bound = p.bound(|i| row.fields[i].value(row.bytes));
-        let bound = bound.as_deref().map(pairs);
         for (i, field) in row.fields.iter().enumerate() {
             if i > 0 {
                 out.push(d.delimiter);
@@ -377,8 +371,6 @@ fn decrypt_plan(
         if opts.keep_tokens {
             p.tokens.clear();
         }
-        let width = row.fields.len().saturating_sub(p.tokens.len());
-        p.names = (0..width).map(|i| column_name(None, i)).collect();
         return Ok(p);
     }
     let cols = row_values(row);
@@ -465,7 +457,6 @@ pub fn decrypt(
             });
         }
         let bound = p.bound(|i| row.fields[at[i]].value(row.bytes));
-        let bound = bound.as_deref().map(pairs);
         let row_start = out.len();
         for (i, &s) in at.iter().enumerate() {
             let field = &row.fields[s];

@@ -45,11 +45,11 @@ impl FieldKeys {
     /// Encrypts one value of `column`: `byte0 ‖ nonce ‖ ciphertext ‖ tag`, base64url.
     /// With `bound` (each bound column's name and value, in column order), format 2;
     /// else format 1.
-    pub fn seal(
+    pub fn seal<V: AsRef<[u8]>>(
         &self,
         nonces: &mut Nonces,
         column: &[u8],
-        bound: Option<&[(&[u8], &[u8])]>,
+        bound: Option<&[(&[u8], V)]>,
         value: &[u8],
     ) -> std::io::Result<String> {
         let nonce = nonces
@@ -72,11 +72,11 @@ impl FieldKeys {
 
     /// Decrypts `sealed` into `buf`; the plaintext, or `None` when it does not
     /// authenticate (and then `buf` holds no plaintext).
-    pub fn open<'a>(
+    pub fn open<'a, V: AsRef<[u8]>>(
         &self,
         sealed: &Sealed,
         column: &[u8],
-        bound: Option<&[(&[u8], &[u8])]>,
+        bound: Option<&[(&[u8], V)]>,
         buf: &'a mut Vec<u8>,
     ) -> Option<&'a [u8]> {
         let (cipher, aad) = match bound {
@@ -143,7 +143,7 @@ fn aad_1(column: &[u8]) -> Vec<u8> {
 
 /// Format 2's associated data: `lp(column)` then, for each bound column in column order,
 /// `lp(name) ‖ lp(value)`, where `lp(x) = be32(len(x)) ‖ x`.
-fn aad_2(column: &[u8], bound: &[(&[u8], &[u8])]) -> Vec<u8> {
+fn aad_2<V: AsRef<[u8]>>(column: &[u8], bound: &[(&[u8], V)]) -> Vec<u8> {
     let mut aad = Vec::with_capacity(64);
     let mut lp = |x: &[u8]| {
         // Fields are bounded by the reader's record cap, far below 4 GiB.
@@ -153,7 +153,7 @@ fn aad_2(column: &[u8], bound: &[(&[u8], &[u8])]) -> Vec<u8> {
     lp(column);
     for (name, value) in bound {
         lp(name);
-        lp(value);
+        lp(value.as_ref());
     }
     aad
 }
@@ -165,13 +165,13 @@ mod tests {
     #[test]
     fn format_2_associated_data_is_length_prefixed() {
         assert_eq!(
-            aad_2(b"ssn", &[(b"id", b"17")]),
+            aad_2(b"ssn", &[(&b"id"[..], b"17")]),
             b"\0\0\0\x03ssn\0\0\0\x02id\0\0\0\x0217".to_vec()
         );
         // Moving bytes between a name and a value changes it.
         assert_ne!(
-            aad_2(b"ssn", &[(b"id", b"17")]),
-            aad_2(b"ssn", &[(b"id1", b"7")])
+            aad_2(b"ssn", &[(&b"id"[..], b"17")]),
+            aad_2(b"ssn", &[(&b"id1"[..], b"7")])
         );
     }
 }
