@@ -81,6 +81,8 @@ pub struct VerifyReport {
     pub records: u64,
     /// Checksum blocks checked.
     pub blocks: u64,
+    /// The ranges the records fall in.
+    pub ranges: super::coverage::Ranges,
 }
 
 impl Index {
@@ -629,6 +631,11 @@ impl Index {
         let mut bucket_end = self.start(1)?;
         let mut next_overflow = 0u64;
         let step = (h.records / 256).max(1);
+        // With at least 20 table bits a bucket lies within one range, which is then
+        // noted once per bucket; with fewer, each record's range is noted.
+        let mut coverage = super::coverage::Coverage::default();
+        let per_bucket = p.table_bits >= 20;
+        let mut noted_bucket = None;
         for i in 0..h.records {
             while i >= bucket_end {
                 bucket += 1;
@@ -636,6 +643,12 @@ impl Index {
                 last = None;
             }
             let (key, field) = p.unpack(self.record(i));
+            if !per_bucket {
+                coverage.note(super::ranges::prefix_of(&p.hash_of(bucket, &key)));
+            } else if noted_bucket != Some(bucket) {
+                coverage.note((bucket >> (p.table_bits - 20)) as u32);
+                noted_bucket = Some(bucket);
+            }
             if last.is_some_and(|l| l >= key) {
                 return corrupt(format!("record {i} is out of order"));
             }
@@ -673,6 +686,7 @@ impl Index {
         Ok(VerifyReport {
             records: h.records,
             blocks: records.len().div_ceil(BLOCK_SIZE as usize) as u64,
+            ranges: coverage.finish(),
         })
     }
 

@@ -129,7 +129,54 @@ fn check_against_reference(kind: HashKind, records: &BTreeMap<Vec<u8>, u64>, byt
         .collect();
     let want: Vec<(Vec<u8>, u64)> = records.iter().map(|(h, c)| (h.clone(), *c)).collect();
     assert_eq!(back, want);
-    index.verify(&NoProgress).unwrap();
+    let report = index.verify(&NoProgress).unwrap();
+    assert_eq!(report.ranges, reference_ranges(records), "ranges");
+}
+
+/// The ranges of `records`' hashes, counted from their first 20 bits.
+fn reference_ranges(records: &BTreeMap<Vec<u8>, u64>) -> super::coverage::Ranges {
+    let prefixes: std::collections::BTreeSet<u32> = records
+        .keys()
+        .map(|h| (u32::from(h[0]) << 12) | (u32::from(h[1]) << 4) | u32::from(h[2] >> 4))
+        .collect();
+    super::coverage::Ranges {
+        held: prefixes.len() as u32,
+        first_empty: (0..super::ranges::PREFIXES).find(|p| !prefixes.contains(p)),
+    }
+}
+
+#[test]
+fn verify_counts_the_ranges_holding_hashes_with_20_table_bits_or_more() {
+    // 70,000 hashes in the first 1,000 ranges make the estimate about 2^26 (20 table
+    // bits, where verify notes a range per bucket), then one in range 5000 and one in
+    // the last.
+    let mut records = BTreeMap::new();
+    for i in 0u32..70_000 {
+        let mut h = HashKind::Sha1
+            .hash_password(&i.to_le_bytes())
+            .unwrap()
+            .to_be_bytes()[..20]
+            .to_vec();
+        let range = i % 1000;
+        h[0] = (range >> 12) as u8;
+        h[1] = (range >> 4) as u8;
+        h[2] = ((range & 15) << 4) as u8 | (h[2] & 15);
+        records.insert(h, u64::from(i) + 1);
+    }
+    for range in [5000u32, 0xFFFFF] {
+        let mut h = vec![0x5a; 20];
+        h[0] = (range >> 12) as u8;
+        h[1] = (range >> 4) as u8;
+        h[2] = ((range & 15) << 4) as u8 | 0xa;
+        records.insert(h, 7);
+    }
+    let bytes = build_bytes(dump_text(HashKind::Sha1, &records).as_bytes(), None).unwrap();
+    let index = Index::from_bytes(bytes).unwrap();
+    assert!(index.header().params.table_bits >= 20);
+    let ranges = index.verify(&NoProgress).unwrap().ranges;
+    assert_eq!(ranges.held, 1002);
+    assert_eq!(ranges.first_empty, Some(1000));
+    assert_eq!(ranges, reference_ranges(&records));
 }
 
 fn counts_strategy() -> impl Strategy<Value = u64> {

@@ -445,6 +445,15 @@ pub enum PairError {
     Mismatch,
 }
 
+/// What [`AnyIndex::verify`] checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verified {
+    /// Records (exact and compact indexes) or keys (filters) checked.
+    pub entries: u64,
+    /// The ranges the hashes fall in, for indexes that keep whole hashes (exact ones).
+    pub ranges: Option<super::coverage::Ranges>,
+}
+
 impl AnyIndex {
     /// Opens a file of any tier (mapped; one open, for quick one-shot lookups).
     pub fn open(path: &Path) -> Result<AnyIndex, IndexError> {
@@ -518,14 +527,24 @@ impl AnyIndex {
 
     /// Checks everything (every checksum and the structure): what `verify` does and
     /// `serve` does before it listens. Returns the records, entries or keys checked.
-    pub fn verify(&self, progress: &dyn crate::progress::Progress) -> Result<u64, IndexError> {
+    pub fn verify(&self, progress: &dyn crate::progress::Progress) -> Result<Verified, IndexError> {
+        let exact = |i: &Index| {
+            i.verify(progress).map(|r| Verified {
+                entries: r.records,
+                ranges: Some(r.ranges),
+            })
+        };
+        let entries = |entries| Verified {
+            entries,
+            ranges: None,
+        };
         match self {
-            AnyIndex::Exact(i) => i.verify(progress).map(|r| r.records),
-            AnyIndex::Compact(c) => c.verify(progress),
-            AnyIndex::Filter(f) => f.verify(),
-            AnyIndex::Filtered { exact, filter } => {
+            AnyIndex::Exact(i) => exact(i),
+            AnyIndex::Compact(c) => c.verify(progress).map(entries),
+            AnyIndex::Filter(f) => f.verify().map(entries),
+            AnyIndex::Filtered { exact: i, filter } => {
                 filter.verify()?;
-                exact.verify(progress).map(|r| r.records)
+                exact(i)
             }
         }
     }

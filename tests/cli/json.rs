@@ -86,9 +86,29 @@ fn breach_info_verify_and_diff_print_their_schemas() {
 
     let (code, v, _) = json_of(&["breach", "verify", "--json"], &a, None);
     assert_eq!(code, Some(0));
-    assert_eq!(keys(&v), ["entries", "file", "kind", "sound", "tier"]);
+    assert_eq!(
+        keys(&v),
+        [
+            "entries",
+            "file",
+            "first_empty_range",
+            "kind",
+            "ranges_empty",
+            "ranges_held",
+            "sound",
+            "tier"
+        ]
+    );
     assert_eq!(v["sound"], true);
     assert_eq!(v["entries"], 3);
+    // The dump's three hashes lie in three ranges, none of them 00000.
+    assert_eq!(v["ranges_held"], 3);
+    assert_eq!(v["ranges_empty"], (1 << 20) - 3);
+    assert_eq!(v["first_empty_range"], "00000");
+    // A compact index keeps no whole hashes: no ranges.
+    let (code, t, _) = json_of(&["breach", "verify", "--json"], &c, None);
+    assert_eq!(code, Some(0));
+    assert_eq!(keys(&t), ["entries", "file", "kind", "sound", "tier"]);
 
     // A damaged copy: sound false, the error in the object and on stderr, status 2.
     let bad = dir.path().join("bad.idx");

@@ -339,17 +339,13 @@ fn build_exact(
             "{}: built from an incomplete set of ranges: the index is marked partial, and hashes of the missing ranges read as absent",
             display_path(&args.dump)
         ));
-    } else if let Some(first) = r
-        .first_empty
-        .filter(|_| r.improbably_empty(summary.header.records))
-    {
-        super::super::report::warn(format!(
-            "{}: {} of the {} ranges have no hashes (the first: {first:05X}), where {} hashes, spread evenly as hashes are, would leave none empty: the input looks cut short or missing ranges, and lookups of hashes in them answer \"not found\"",
-            display_path(&args.dump),
-            r.empty(),
-            crate::breach::ranges::PREFIXES,
+    } else {
+        super::warn_improbably_empty(
+            &display_path(&args.dump),
+            r,
             summary.header.records,
-        ));
+            "the input looks cut short or missing ranges",
+        );
     }
     Ok(summary)
 }

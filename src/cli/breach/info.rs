@@ -131,7 +131,8 @@ fn partial_line(partial: bool) -> (&'static str, String) {
         if partial {
             "PARTIAL: built from an incomplete set of ranges (--allow-partial); hashes of the missing ranges read as absent".to_string()
         } else {
-            "all".to_string()
+            "not marked partial (`veilkit breach verify` counts the ranges holding hashes)"
+                .to_string()
         },
     )
 }

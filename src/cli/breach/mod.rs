@@ -155,6 +155,27 @@ pub fn warn_partial(path: &std::path::Path) {
     ));
 }
 
+/// Warns when `hashes` hashes leave ranges empty, which spread evenly as hashes are
+/// they would not (from [`crate::breach::coverage::IMPROBABLE_FROM`] hashes on): `cause`
+/// says what that means for `subject`.
+pub fn warn_improbably_empty(
+    subject: &str,
+    ranges: &crate::breach::coverage::Ranges,
+    hashes: u64,
+    cause: &str,
+) {
+    if let Some(first) = ranges
+        .first_empty
+        .filter(|_| ranges.improbably_empty(hashes))
+    {
+        super::report::warn(format!(
+            "{subject}: {} of the {} ranges have no hashes (the first: {first:05X}), where {hashes} hashes, spread evenly as hashes are, would leave none empty: {cause}, and lookups of hashes in them answer \"not found\"",
+            ranges.empty(),
+            crate::breach::ranges::PREFIXES,
+        ));
+    }
+}
+
 /// Opens an index of any tier, optionally behind a filter (`--filter`).
 pub fn open_any(
     path: &std::path::Path,

@@ -152,7 +152,7 @@ fn load(args: &Args, global: Global) -> anyhow::Result<(Service, String)> {
             let bar = Bar::bytes(global, "verifying");
             let checked = index.verify(&bar);
             bar.finish();
-            checked
+            let checked = checked
                 .with_context(|| p.display().to_string())
                 .map_err(|e| {
                     super::super::report::hinted(
@@ -160,6 +160,14 @@ fn load(args: &Args, global: Global) -> anyhow::Result<(Service, String)> {
                         "rebuild the index (or pass --no-verify to serve it anyway)",
                     )
                 })?;
+            if let Some(r) = checked.ranges.filter(|_| !index.partial()) {
+                super::warn_improbably_empty(
+                    &p.display().to_string(),
+                    &r,
+                    checked.entries,
+                    "it was built from an input cut short or missing ranges",
+                );
+            }
         }
         if index.partial() {
             super::warn_partial(p);

@@ -14,7 +14,12 @@ pub const ABOUT: &str = "Check an index end to end: structure and every checksum
 pub const LONG_ABOUT: &str = "Check an index end to end: the header, every section checksum and \
 every 16 MiB block of records, the order of the bucket table and of the records, and the \
 large-count entries. Exit status 0 when the index is sound, 2 otherwise, with the first \
-problem named.";
+problem named.
+
+For an exact index it also counts the ranges (five-hex-digit prefixes) holding hashes. The \
+Pwned Passwords data has none empty; an index of 2^26 hashes or more (not marked partial) \
+with empty ranges gets a warning: it was built from an input cut short or missing ranges, \
+and lookups in those ranges answer \"not found\".";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
@@ -68,15 +73,35 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             "sound": result.is_ok(),
         });
         match &result {
-            Ok(n) => v["entries"] = (*n).into(),
+            Ok(checked) => {
+                v["entries"] = checked.entries.into();
+                if let Some(r) = checked.ranges {
+                    v["ranges_held"] = r.held.into();
+                    v["ranges_empty"] = r.empty().into();
+                    v["first_empty_range"] = r.first_empty.map(|p| format!("{p:05X}")).into();
+                }
+            }
             Err(e) => v["error"] = super::super::report::with_causes(e).into(),
         }
         super::super::output::print_json(&v)?;
     }
-    let report = result
-        .map(|n| {
+    let checked = result.with_context(|| shown.to_string())?;
+    if !args.json {
+        let ranges = match checked.ranges {
+            Some(r) if r.empty() == 0 => format!("; hashes in all {} ranges", r.held),
+            Some(r) => format!(
+                "; hashes in {} of the {} ranges, the first without: {:05X}",
+                r.held,
+                crate::breach::ranges::PREFIXES,
+                r.first_empty.unwrap_or_default()
+            ),
+            None => String::new(),
+        };
+        info(
+            global,
             format!(
-                "{shown}: sound ({n} {} of a {} {} index)",
+                "{shown}: sound ({} {} of a {} {} index{ranges})",
+                checked.entries,
                 if index.tier().has_counts() {
                     "records"
                 } else {
@@ -84,12 +109,16 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 },
                 index.kind().name(),
                 index.tier().name()
-            )
-        })
-        .with_context(|| shown.to_string());
-    let report = report?;
-    if !args.json {
-        info(global, report);
+            ),
+        );
+    }
+    if let Some(r) = checked.ranges.filter(|_| !index.partial()) {
+        super::warn_improbably_empty(
+            &shown.to_string(),
+            &r,
+            checked.entries,
+            "it was built from an input cut short or missing ranges",
+        );
     }
     Ok(Status::Success)
 }
