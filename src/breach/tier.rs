@@ -526,7 +526,8 @@ impl AnyIndex {
     }
 
     /// Checks everything (every checksum and the structure): what `verify` does and
-    /// `serve` does before it listens. Returns the records, entries or keys checked.
+    /// `serve` does before it listens. Returns the records, entries or keys checked, and
+    /// for an exact index the ranges its hashes fall in.
     pub fn verify(&self, progress: &dyn crate::progress::Progress) -> Result<Verified, IndexError> {
         let exact = |i: &Index| {
             i.verify(progress).map(|r| Verified {
