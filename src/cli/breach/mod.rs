@@ -176,6 +176,23 @@ pub fn warn_improbably_empty(
     }
 }
 
+/// After a verification: warns of empty ranges that its hashes make improbable, in an
+/// index not marked partial (by `verify`, and `serve` at start-up).
+pub fn warn_verified_empty(
+    subject: &str,
+    index: &crate::breach::tier::AnyIndex,
+    checked: &crate::breach::tier::Verified,
+) {
+    if let Some(r) = checked.ranges.filter(|_| !index.partial()) {
+        warn_improbably_empty(
+            subject,
+            &r,
+            checked.entries,
+            "it was built from an input cut short or missing ranges",
+        );
+    }
+}
+
 /// Opens an index of any tier, optionally behind a filter (`--filter`).
 pub fn open_any(
     path: &std::path::Path,

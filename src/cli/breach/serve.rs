@@ -160,14 +160,7 @@ fn load(args: &Args, global: Global) -> anyhow::Result<(Service, String)> {
                         "rebuild the index (or pass --no-verify to serve it anyway)",
                     )
                 })?;
-            if let Some(r) = checked.ranges.filter(|_| !index.partial()) {
-                super::warn_improbably_empty(
-                    &p.display().to_string(),
-                    &r,
-                    checked.entries,
-                    "it was built from an input cut short or missing ranges",
-                );
-            }
+            super::warn_verified_empty(&p.display().to_string(), &index, &checked);
         }
         if index.partial() {
             super::warn_partial(p);

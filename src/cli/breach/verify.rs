@@ -88,13 +88,14 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let checked = result.with_context(|| shown.to_string())?;
     if !args.json {
         let ranges = match checked.ranges {
-            Some(r) if r.empty() == 0 => format!("; hashes in all {} ranges", r.held),
-            Some(r) => format!(
-                "; hashes in {} of the {} ranges, the first without: {:05X}",
-                r.held,
-                crate::breach::ranges::PREFIXES,
-                r.first_empty.unwrap_or_default()
-            ),
+            Some(r) => match r.first_empty {
+                None => format!("; hashes in all {} ranges", r.held),
+                Some(first) => format!(
+                    "; hashes in {} of the {} ranges, the first without: {first:05X}",
+                    r.held,
+                    crate::breach::ranges::PREFIXES,
+                ),
+            },
             None => String::new(),
         };
         info(
@@ -112,13 +113,6 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             ),
         );
     }
-    if let Some(r) = checked.ranges.filter(|_| !index.partial()) {
-        super::warn_improbably_empty(
-            &shown.to_string(),
-            &r,
-            checked.entries,
-            "it was built from an input cut short or missing ranges",
-        );
-    }
+    super::warn_verified_empty(&shown.to_string(), &index, &checked);
     Ok(Status::Success)
 }
