@@ -230,6 +230,12 @@ mod tests {
                     crate::breach::build::BuildError::Write(why()),
                 ),
                 std::path::Path::new(".x.download"),
+                std::path::Path::new("x.idx"),
+            ),
+            crate::cli::breach::download::explain(
+                crate::breach::download::DownloadError::Validators(why()),
+                std::path::Path::new(".x.download"),
+                std::path::Path::new("x.idx"),
             ),
         ];
         for e in &errors {

@@ -303,7 +303,9 @@ fn an_incomplete_per_prefix_directory_is_refused_unless_marked_partial() {
     );
 }
 
-/// Item 9: a full disk during a build shows the system's error, and leaves nothing.
+/// Item 9: a full disk during a build shows the system's error, naming the output (and so
+/// the disk) being written, and leaves nothing: an exact index, and a compact one from
+/// the exact index or from the dump (through a temporary exact index beside the output).
 #[cfg(target_os = "linux")]
 #[test]
 fn a_full_disk_during_a_build_says_so() {
@@ -312,29 +314,44 @@ fn a_full_disk_during_a_build_says_so() {
     let Some(_mounted) = super::common::small_tmpfs(&small, "256k") else {
         return;
     };
-    let dump: String = (0..40_000u64)
-        .map(|i| format!("{:040X}:{}\n", (u128::from(i) + 1) << 90, i + 1))
-        .collect();
+    // 60,000 hashes: about 1.3 MB exact, 420 KB compact.
     let src = dir.path().join("dump.txt");
-    std::fs::write(&src, dump).unwrap();
-    let out = veilkit()
-        .args(["breach", "build"])
+    std::fs::write(&src, super::tiers::password_dump(60_000)).unwrap();
+    let exact = dir.path().join("exact.idx");
+    veilkit()
+        .args(["-q", "breach", "build"])
         .arg(&src)
         .arg("-o")
-        .arg(small.join("x.idx"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr_of(&out).contains("No space left on device"),
-        "{}",
-        stderr_of(&out)
-    );
-    assert_eq!(
-        std::fs::read_dir(&small).unwrap().count(),
-        0,
-        "something was left"
-    );
+        .arg(&exact)
+        .assert()
+        .success();
+    let out_path = small.join("x.idx");
+    let cases: [(&std::path::Path, &str, &str); 3] = [
+        (&src, "exact", "cannot write the index"),
+        (&exact, "compact", "cannot write the output"),
+        (&src, "compact", "cannot write the index"),
+    ];
+    for (input, tier, what) in cases {
+        let out = veilkit()
+            .args(["breach", "build", "--tier", tier])
+            .arg(input)
+            .arg("-o")
+            .arg(&out_path)
+            .output()
+            .unwrap();
+        let err = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{tier}: {err}");
+        let expected = format!(
+            "veilkit: {}: {what}: No space left on device",
+            out_path.display()
+        );
+        assert!(err.contains(&expected), "{tier}: {err}");
+        assert_eq!(
+            std::fs::read_dir(&small).unwrap().count(),
+            0,
+            "{tier}: something was left"
+        );
+    }
 }
 
 /// Item 9: a bad line of a range file given to `merge` is named by file and line.

@@ -443,5 +443,11 @@ fn a_download_into_a_disk_too_small_warns_in_its_first_seconds() {
         .find("No space left on device")
         .unwrap_or_else(|| panic!("no error: {err}"));
     assert!(warned < failed, "{err}");
+    // The error names what it was writing: the index, its validators or its journal.
+    let line = err[..failed].rsplit('\n').next().unwrap_or_default();
+    assert!(
+        line.starts_with(&format!("veilkit: {}/", small.display())),
+        "{err}"
+    );
     assert!(!small.join("hibp.idx").exists());
 }

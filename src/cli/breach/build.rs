@@ -241,7 +241,7 @@ pub fn convert(
         TierArg::Exact => anyhow::bail!("an exact index is built, not converted"),
     };
     bar.finish();
-    let header = header.map_err(anyhow::Error::new)?;
+    let header = header.map_err(|e| super::tier_build_failed(e, out.path()))?;
     // The rate of the conversion itself; the sync to disk follows.
     let secs = converting.elapsed().as_secs_f64();
     info(
@@ -332,7 +332,7 @@ fn build_exact(
         }
     };
     bar.finish();
-    let summary = summary.map_err(anyhow::Error::new)?;
+    let summary = summary.map_err(|e| super::build_failed(e, &args.output))?;
     let r = &summary.ranges;
     if summary.header.partial() {
         super::super::report::warn(format!(

@@ -279,7 +279,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         )
     };
     bar.finish();
-    let stats = stats.map_err(|e| explain(e, &journal))?;
+    let stats = stats.map_err(|e| explain(e, &journal, &args.output))?;
     let summary = stats.build.as_ref().expect("a finished download has built");
     let fetch_secs = started.elapsed().as_secs_f64();
     if exact {
@@ -338,9 +338,19 @@ pub fn warn_empty_ranges(ranges: &crate::breach::coverage::Ranges) {
 }
 
 /// A failed download's error, saying that the journal keeps what was done (when there
-/// is one: a journal that could not be made keeps nothing).
-pub fn explain(e: DownloadError, journal: &Path) -> anyhow::Error {
+/// is one: a journal that could not be made keeps nothing). A write that failed (a full
+/// disk) names the index `output` or its validators' sidecar.
+pub fn explain(e: DownloadError, journal: &Path, output: &Path) -> anyhow::Error {
     let kept = journal.metadata().is_ok_and(|m| m.is_file() && m.len() > 0);
+    let written = match &e {
+        DownloadError::Build(crate::breach::build::BuildError::Write(_)) => Some(output.into()),
+        DownloadError::Validators(_) => Some(validators_path(output)),
+        _ => None,
+    };
+    let plain = |e: DownloadError| match &written {
+        Some(path) => anyhow::Error::new(e).context(display_path(path)),
+        None => anyhow::Error::new(e),
+    };
     match e {
         DownloadError::Journal(download::journal::JournalError::Mismatch { .. }) => hinted(
             e.to_string(),
@@ -356,12 +366,12 @@ pub fn explain(e: DownloadError, journal: &Path) -> anyhow::Error {
         // The error itself, not its text: a build's write error says why in its cause
         // (`cannot write the index: No space left on device`).
         e if kept => with_hint(
-            e,
+            plain(e),
             format!(
                 "the ranges completed so far are kept in {}: run the same command again to continue",
                 journal.display()
             ),
         ),
-        e => anyhow::Error::new(e),
+        e => plain(e),
     }
 }

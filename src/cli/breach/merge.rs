@@ -80,7 +80,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         &bar,
     );
     bar.finish();
-    let summary = summary.map_err(anyhow::Error::new)?;
+    let summary = summary.map_err(|e| super::build_failed(e, &args.output))?;
     out.commit().with_context(|| display_path(&args.output))?;
     if !global.quiet {
         eprintln!(

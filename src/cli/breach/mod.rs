@@ -193,6 +193,33 @@ pub fn warn_verified_empty(
     }
 }
 
+/// A failed index build's error. The library's write errors know a file handle, not its
+/// name, so one that failed to write (a full disk) is said of the output being written.
+pub fn build_failed(
+    e: crate::breach::build::BuildError,
+    output: &std::path::Path,
+) -> anyhow::Error {
+    let writing = matches!(e, crate::breach::build::BuildError::Write(_));
+    named_if(anyhow::Error::new(e), writing, output)
+}
+
+/// [`build_failed`] for a compact index or a filter.
+pub fn tier_build_failed(
+    e: crate::breach::tier::TierBuildError,
+    output: &std::path::Path,
+) -> anyhow::Error {
+    let writing = matches!(e, crate::breach::tier::TierBuildError::Write(_));
+    named_if(anyhow::Error::new(e), writing, output)
+}
+
+fn named_if(e: anyhow::Error, writing: bool, output: &std::path::Path) -> anyhow::Error {
+    if writing {
+        e.context(super::output::display_path(output))
+    } else {
+        e
+    }
+}
+
 /// Opens an index of any tier, optionally behind a filter (`--filter`).
 pub fn open_any(
     path: &std::path::Path,

@@ -140,7 +140,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         &bar,
     );
     bar.finish();
-    let stats = stats.map_err(|e| explain(e, &journal))?;
+    let stats = stats.map_err(|e| explain(e, &journal, &target))?;
     let summary = stats.build.as_ref().expect("a finished update has built");
     out.commit().with_context(|| display_path(&target))?;
     validators::write_end(&mut new_sidecar, summary.header.identity())
