@@ -736,7 +736,7 @@ impl Parser {
 
     #[inline]
     fn line_of(&self, mut line: &[u8], w: &mut Writer) -> Result<(), BuildError> {
-        if let [0xef, 0xbb, 0xbf, rest @ ..] = line {
+        if let Some(rest) = line.strip_prefix(crate::streams::BOM) {
             line = rest;
         }
         // The prefix of a range file supplies the first 5 digits.

@@ -151,11 +151,17 @@ fn run_inner(
             hashes.clear();
             bad.clear();
             for end in ends.by_ref().take(BATCH) {
-                let mut line = &buf[pos..end];
+                let mut start = pos;
+                // A byte order mark before the first line (a list saved by a Windows
+                // editor) is no part of a hash or a password: skipped, as `build` does.
+                if pos == 0 && summary.lines == 0 && buf[..end].starts_with(crate::streams::BOM) {
+                    start += crate::streams::BOM.len();
+                }
+                let mut line = &buf[start..end];
                 if let [rest @ .., b'\r'] = line {
                     line = rest;
                 }
-                lines.push((pos, pos + line.len()));
+                lines.push((start, start + line.len()));
                 pos = end + 1;
                 let parsed = parse_line(source, input, line);
                 match parsed {

@@ -600,6 +600,44 @@ fn queries_of_hashes_and_passwords() {
     .unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), "2\n0\n");
     assert_eq!(common::rank(b"123456"), Some(1));
+    // A byte order mark before the first line (a list saved by a Windows editor) is
+    // skipped, in every mode; one further on is part of its line (a password's bytes, a
+    // bad hash).
+    let run = |source, input, text: &[u8]| {
+        let mut out = Vec::new();
+        let r = query::run(source, input, &mut &text[..], &mut out).map(|s| s.lines);
+        (
+            String::from_utf8(out).unwrap(),
+            r.map_err(|e| e.to_string()),
+        )
+    };
+    assert_eq!(
+        run(
+            query::Source::Index(&index),
+            Input::Passwords,
+            b"\xEF\xBB\xBFpassword\r\n\xEF\xBB\xBF123456\n"
+        ),
+        ("100\n0\n".to_string(), Ok(2))
+    );
+    assert_eq!(
+        run(
+            query::Source::Common,
+            Input::Passwords,
+            b"\xEF\xBB\xBFpassword\n"
+        ),
+        ("2\n".to_string(), Ok(1))
+    );
+    assert_eq!(
+        run(
+            query::Source::Index(&index),
+            Input::Hashes,
+            b"\xEF\xBB\xBF5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8\r\n\xEF\xBB\xBF5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8\n"
+        ),
+        (
+            "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:100\n".to_string(),
+            Err("line 2: hash is 43 characters, expected 40 hex digits (SHA-1)".to_string())
+        )
+    );
 }
 
 /// Known values: SHA-1("password") and NTLM("password") as in the HIBP data.

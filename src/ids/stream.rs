@@ -211,6 +211,7 @@ pub fn run(
     };
     let mut summary = Summary::default();
     let mut header = opts.header;
+    let mut first = true;
     loop {
         let buf = match blocks.next_block() {
             Ok(Some(b)) => b,
@@ -229,6 +230,16 @@ pub fn run(
         let mut pos = 0;
         let unterminated = (!buf.is_empty() && buf[buf.len() - 1] != b'\n').then_some(buf.len());
         for end in crate::streams::newlines(buf).chain(unterminated) {
+            // A byte order mark before the first line (a list saved by a Windows editor)
+            // is no part of an id: skipped where the output line is the id alone (a
+            // header or a line whose other fields pass through keeps it).
+            if std::mem::take(&mut first)
+                && !header
+                && opts.field.is_none()
+                && buf[pos..end].starts_with(crate::streams::BOM)
+            {
+                pos += crate::streams::BOM.len();
+            }
             if std::mem::take(&mut header) {
                 // The header line, as it was.
                 out.put(&buf[pos..end]);

@@ -637,6 +637,36 @@ mod csv_fields {
         );
     }
 
+    /// A byte order mark before the first line is skipped where the output is the id
+    /// alone, kept where the line passes through (a header, other fields), and part of
+    /// any later line (an error).
+    #[test]
+    fn a_byte_order_mark_before_the_first_line() {
+        let codec = Codec::new(
+            &fixed_ring(1),
+            Spec::new(Scheme::Aes128, Form::Deterministic),
+        )
+        .unwrap();
+        let whole = Options {
+            field: None,
+            ..opts(Op::Encode, false, false)
+        };
+        let (plain, errors) = run(&codec, &whole, b"7\r\n8\n");
+        assert!(errors.is_empty());
+        let (marked, errors) = run(&codec, &whole, b"\xEF\xBB\xBF7\r\n8\n");
+        assert!(errors.is_empty());
+        assert_eq!(marked, plain);
+        let (_, errors) = run(&codec, &whole, b"7\n\xEF\xBB\xBF8\n");
+        assert_eq!(errors.iter().map(|e| e.line).collect::<Vec<_>>(), [2]);
+        let (out, errors) = run(
+            &codec,
+            &opts(Op::Encode, false, true),
+            b"\xEF\xBB\xBFname,id\nAnn,7\n",
+        );
+        assert!(errors.is_empty());
+        assert!(out.starts_with(b"\xEF\xBB\xBFname,id\nAnn,"));
+    }
+
     #[test]
     fn input_that_is_not_csv_ends_the_run_naming_its_line() {
         let codec = Codec::new(

@@ -69,8 +69,7 @@ pub fn parse<'a>(
     parse_header(input, format, key, header_row, first_number).map_err(|e| note_bom(input, e))
 }
 
-/// A UTF-8 byte order mark, as spreadsheet programs put before CSV.
-pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) use crate::streams::BOM;
 
 /// What an error on line 1 adds when the input starts with [`BOM`].
 pub(crate) const BOM_NOTE: &str = "the input starts with a UTF-8 byte order mark, which is \

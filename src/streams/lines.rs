@@ -15,6 +15,11 @@ pub const LINE_CAP: usize = 1 << 20;
 /// whole.
 pub const SMALL_FILE_CAP: usize = 1 << 20;
 
+/// A UTF-8 byte order mark, as spreadsheet programs put before CSV and Windows editors
+/// before text: line readers that know their lines cannot hold it skip it; the others
+/// keep it and say so in an error on line 1.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// A line longer than [`LINE_CAP`] (or another reader's cap), by its number from 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: longer than {} (the limit of one line)", size_text(*.cap))]

@@ -66,6 +66,14 @@ fn query_hashes_from_arguments_and_stdin() {
         .assert()
         .success()
         .stdout("0000000000000000000000000000000000000001:0\n7C4A8D09CA3762AF61E59520943DC26494F8941B:37359195\n");
+    // A list saved by a Windows editor: its byte order mark is skipped.
+    veilkit()
+        .args(["breach", "query", "-i"])
+        .arg(&idx)
+        .write_stdin("\u{feff}7c4a8d09ca3762af61e59520943dc26494f8941b\r\n")
+        .assert()
+        .success()
+        .stdout("7C4A8D09CA3762AF61E59520943DC26494F8941B:37359195\n");
     // None found: status 1.
     veilkit()
         .args(["breach", "query", "-i"])

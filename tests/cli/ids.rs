@@ -43,6 +43,12 @@ fn documented_vectors_through_the_cli() {
     assert_eq!(out, "5d27bdf2-615b-8214-98ee-84b07aa5edf1\n");
     let (_, out, _) = run(&["decode", "--context", "users", "--stored-nonce"], &out);
     assert_eq!(out, "42 7\n");
+    // A list saved by a Windows editor: the byte order mark before it is skipped.
+    let (code, out, _) = run(&["encode", "--context", "users"], "\u{feff}42\r\n");
+    assert_eq!(code, 0);
+    assert_eq!(out, "20e2525d-36bc-87ea-91d2-deb59e163fee\n");
+    let (code, out, _) = run(&["decode", "--context", "users"], &format!("\u{feff}{out}"));
+    assert_eq!((code, out.as_str()), (0, "42\n"));
 }
 
 #[test]

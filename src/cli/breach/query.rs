@@ -19,11 +19,14 @@ absent. Any tier answers: on a compact index counts are exact but an absent hash
 (shell history, the process list): prefer standard input.
 
 With --passwords, each line of standard input is a password (its exact bytes without the \
-line end; nothing is trimmed), hashed with SHA-1 or, for an NTLM index, MD4 of its UTF-16LE \
+line end, LF or CRLF; nothing else is trimmed), hashed with SHA-1 or, for an NTLM index, MD4 of its UTF-16LE \
 form (a line that is not UTF-8 is then an error). The answer is one count per line, so the \
 output lines up with the input; passwords are never printed. Without -i, --passwords uses the \
 embedded list of the 30,000 most common passwords and each answer is the password's rank \
 in it (1 = most common, 0 = not in the list).
+
+A UTF-8 byte order mark at the start of standard input (as Windows editors save text) is \
+skipped, of hashes and passwords alike.
 
 A bad line stops the run after the answers before it have been written.";
 
