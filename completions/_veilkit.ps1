@@ -453,7 +453,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
         }
         'veilkit;records;get' {
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Fetch the N-th current record (from 1); repeatable')
-            [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'Read keys from PATH, one per line (`-` for standard input)')
+            [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'Read keys from PATH, one per line (`-` for standard input), as exact bytes: a UTF-8 byte order mark before the first stays part of it, with a warning')
             [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)')
             [CompletionResult]::new('--identity', '--identity', [CompletionResultType]::ParameterName, 'An age identity file (`age-keygen` output: AGE-SECRET-KEY-1... lines, `#` comments); opens the file''s age recipient slots. Repeatable')
@@ -488,7 +488,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             break
         }
         'veilkit;records;delete' {
-            [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'Read keys from PATH, one per line (`-` for standard input)')
+            [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'Read keys from PATH, one per line (`-` for standard input), as exact bytes: a UTF-8 byte order mark before the first stays part of it, with a warning')
             [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)')
             [CompletionResult]::new('--identity', '--identity', [CompletionResultType]::ParameterName, 'An age identity file (`age-keygen` output: AGE-SECRET-KEY-1... lines, `#` comments); opens the file''s age recipient slots. Repeatable')

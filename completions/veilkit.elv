@@ -425,7 +425,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
         }
         &'veilkit;records;get'= {
             cand --record 'Fetch the N-th current record (from 1); repeatable'
-            cand --keys 'Read keys from PATH, one per line (`-` for standard input)'
+            cand --keys 'Read keys from PATH, one per line (`-` for standard input), as exact bytes: a UTF-8 byte order mark before the first stays part of it, with a warning'
             cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --passphrase-file 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)'
             cand --identity 'An age identity file (`age-keygen` output: AGE-SECRET-KEY-1... lines, `#` comments); opens the file''s age recipient slots. Repeatable'
@@ -458,7 +458,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --version 'Print version'
         }
         &'veilkit;records;delete'= {
-            cand --keys 'Read keys from PATH, one per line (`-` for standard input)'
+            cand --keys 'Read keys from PATH, one per line (`-` for standard input), as exact bytes: a UTF-8 byte order mark before the first stays part of it, with a warning'
             cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --passphrase-file 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)'
             cand --identity 'An age identity file (`age-keygen` output: AGE-SECRET-KEY-1... lines, `#` comments); opens the file''s age recipient slots. Repeatable'

@@ -118,6 +118,42 @@ fn keys_from_a_file_or_a_pipe_are_answered_as_one_by_one() {
     assert_alike(&outs, &one_by_one(&file, &key, &keys_path));
 }
 
+/// A key list saved by a Windows editor: the byte order mark stays part of the first key
+/// (keys are exact bytes), which is then not found, and every way of reading the list
+/// says so once, as `delete --keys` does; the other keys are answered.
+#[test]
+fn a_byte_order_mark_before_the_keys_is_kept_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let file = sealed(dir.path(), 100, &key);
+    let keys_path = dir.path().join("keys.txt");
+    std::fs::write(&keys_path, "\u{feff}5\r\n6\r\n").unwrap();
+    for out in three_ways(&file, &key, &keys_path) {
+        let err = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert_eq!(stdout_of(&out), "\n6,value of 6xxxxxx\n");
+        assert_eq!(err.matches("byte order mark").count(), 1, "{err}");
+        assert!(err.starts_with("veilkit: warning: "), "{err}");
+    }
+    let out = veilkit()
+        .args(["records", "delete"])
+        .arg(&file)
+        .arg("--keys")
+        .arg(&keys_path)
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    assert!(err.contains("byte order mark"), "{err}");
+    assert!(err.contains("deleted 1 record (1 key not found)"), "{err}");
+    // Without the mark, no warning.
+    std::fs::write(&keys_path, "5\n").unwrap();
+    let outs = three_ways(&file, &key, &keys_path);
+    assert!(!stderr_of(&outs[0]).contains("byte order mark"));
+    assert_eq!(stdout_of(&outs[0]), "5,value of 5xxxxx\n");
+}
+
 #[test]
 fn a_damaged_page_stops_the_keys_where_it_stops_them_one_by_one() {
     let dir = tempfile::tempdir().unwrap();

@@ -54,7 +54,8 @@ pub struct Args {
     #[arg(value_name = "KEY")]
     pub keys: Vec<String>,
 
-    /// Read keys from PATH, one per line (`-` for standard input).
+    /// Read keys from PATH, one per line (`-` for standard input), as exact bytes: a UTF-8
+    /// byte order mark before the first stays part of it, with a warning.
     #[arg(long = "keys", value_name = "PATH")]
     pub keys_from: Option<PathBuf>,
 
@@ -70,7 +71,10 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let mut keys: Vec<Vec<u8>> = args.keys.iter().map(|k| k.as_bytes().to_vec()).collect();
     if let Some(path) = &args.keys_from {
         let mut lines = crate::streams::Lines::new(open_input(path)?);
-        while let Some((_, key)) = lines.next_line().with_context(|| display_path(path))? {
+        while let Some((n, key)) = lines.next_line().with_context(|| display_path(path))? {
+            if n == 1 {
+                super::warn_marked_key(path, Some(key));
+            }
             keys.push(key.to_vec());
         }
     }

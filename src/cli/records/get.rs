@@ -69,7 +69,8 @@ pub struct Args {
     #[arg(long = "record", value_name = "N")]
     pub records: Vec<u64>,
 
-    /// Read keys from PATH, one per line (`-` for standard input).
+    /// Read keys from PATH, one per line (`-` for standard input), as exact bytes: a UTF-8
+    /// byte order mark before the first stays part of it, with a warning.
     #[arg(long = "keys", value_name = "PATH")]
     pub keys_from: Option<PathBuf>,
 
@@ -157,29 +158,38 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         found |= answer(&mut out, &mut buf, hit)?;
     }
     if let Some(input) = key_input.as_mut() {
-        input.each_batch(|step| match step {
-            // A few keys (a slow writer's, a person's): one by one, through the page
-            // cache, which a long run of them fills as gets of single keys do.
-            Step::Keys(keys) if keys.len() < FEW_KEYS => {
-                for key in keys {
-                    found |= get_one(&mut file, key, &mut buf, &mut out, &shown)?;
-                }
-                Ok(())
+        let mut first = true;
+        input.each_batch(|step| {
+            if let Step::Keys(keys) = &step
+                && std::mem::take(&mut first)
+                && let Some(path) = &args.keys_from
+            {
+                super::warn_marked_key(path, keys.first().copied());
             }
-            Step::Keys(keys) => file
-                .get_batch(keys, |record| {
-                    buf.clear();
-                    if let Some(r) = record {
-                        buf.extend_from_slice(r);
+            match step {
+                // A few keys (a slow writer's, a person's): one by one, through the page
+                // cache, which a long run of them fills as gets of single keys do.
+                Step::Keys(keys) if keys.len() < FEW_KEYS => {
+                    for key in keys {
+                        found |= get_one(&mut file, key, &mut buf, &mut out, &shown)?;
                     }
-                    found |= answer(&mut out, &mut buf, record.is_some())?;
                     Ok(())
-                })
-                .map_err(|e| match e {
-                    BatchError::Records(e) => records_error(e, &shown),
-                    BatchError::Emit(e) => e,
-                }),
-            Step::Wait => out.flush().context("stdout"),
+                }
+                Step::Keys(keys) => file
+                    .get_batch(keys, |record| {
+                        buf.clear();
+                        if let Some(r) = record {
+                            buf.extend_from_slice(r);
+                        }
+                        found |= answer(&mut out, &mut buf, record.is_some())?;
+                        Ok(())
+                    })
+                    .map_err(|e| match e {
+                        BatchError::Records(e) => records_error(e, &shown),
+                        BatchError::Emit(e) => e,
+                    }),
+                Step::Wait => out.flush().context("stdout"),
+            }
         })?;
     }
     out.flush().context("stdout")?;
