@@ -123,7 +123,9 @@ fn run_inner(
 ) -> Result<Summary, QueryError> {
     // Positions in the batch of lines answered `?`.
     let mut bad: Vec<usize> = Vec::new();
-    let mut blocks = crate::streams::LineBlocks::new(reader);
+    // A byte order mark before the first line (a list saved by a Windows editor) is no
+    // part of a hash or a password: skipped, as `build` does.
+    let mut blocks = crate::streams::LineBlocks::new(reader).skipping_bom(true);
     let mut out: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
     let mut summary = Summary::default();
     let mut hashes: Vec<Wide> = Vec::with_capacity(BATCH);
@@ -151,12 +153,7 @@ fn run_inner(
             hashes.clear();
             bad.clear();
             for end in ends.by_ref().take(BATCH) {
-                let mut start = pos;
-                // A byte order mark before the first line (a list saved by a Windows
-                // editor) is no part of a hash or a password: skipped, as `build` does.
-                if pos == 0 && summary.lines == 0 && buf[..end].starts_with(crate::streams::BOM) {
-                    start += crate::streams::BOM.len();
-                }
+                let start = pos;
                 let mut line = &buf[start..end];
                 if let [rest @ .., b'\r'] = line {
                     line = rest;

@@ -198,7 +198,11 @@ pub fn run(
     if opts.csv && opts.field.is_some() {
         return super::csv::run(codec, opts, input.as_read(), output, on_error);
     }
-    let mut blocks = crate::streams::LineBlocks::new(input);
+    // A byte order mark before the first line (a list saved by a Windows editor) is no
+    // part of an id: skipped where the output line is the id alone (a header or a line
+    // whose other fields pass through keeps it).
+    let mut blocks =
+        crate::streams::LineBlocks::new(input).skipping_bom(!opts.header && opts.field.is_none());
     let mut out = Out::new();
     let mut batch = Batch {
         recs: Vec::with_capacity(BATCH),
@@ -211,7 +215,6 @@ pub fn run(
     };
     let mut summary = Summary::default();
     let mut header = opts.header;
-    let mut first = true;
     loop {
         let buf = match blocks.next_block() {
             Ok(Some(b)) => b,
@@ -230,16 +233,6 @@ pub fn run(
         let mut pos = 0;
         let unterminated = (!buf.is_empty() && buf[buf.len() - 1] != b'\n').then_some(buf.len());
         for end in crate::streams::newlines(buf).chain(unterminated) {
-            // A byte order mark before the first line (a list saved by a Windows editor)
-            // is no part of an id: skipped where the output line is the id alone (a
-            // header or a line whose other fields pass through keeps it).
-            if std::mem::take(&mut first)
-                && !header
-                && opts.field.is_none()
-                && buf[pos..end].starts_with(crate::streams::BOM)
-            {
-                pos += crate::streams::BOM.len();
-            }
             if std::mem::take(&mut header) {
                 // The header line, as it was.
                 out.put(&buf[pos..end]);
