@@ -1,12 +1,10 @@
 //! `veilkit records delete`: remove records in place.
 
 use super::super::generate::{EXIT_LOOKUP, ManExtra};
-use super::super::input::open_input;
-use super::super::output::display_path;
 use super::super::report::info;
 use super::super::{Global, Status};
+use super::get_keys::{KeyInput, Step};
 use super::{SecretArgs, open_file, records_error};
-use anyhow::Context;
 use std::path::PathBuf;
 
 /// One line for the command list.
@@ -70,13 +68,12 @@ pub struct Args {
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let mut keys: Vec<Vec<u8>> = args.keys.iter().map(|k| k.as_bytes().to_vec()).collect();
     if let Some(path) = &args.keys_from {
-        let mut lines = crate::streams::Lines::new(open_input(path)?);
-        while let Some((n, key)) = lines.next_line().with_context(|| display_path(path))? {
-            if n == 1 {
-                super::warn_marked_key(path, Some(key));
+        KeyInput::open(path)?.each_batch(|step| {
+            if let Step::Keys(batch) = step {
+                keys.extend(batch.iter().map(|k| k.to_vec()));
             }
-            keys.push(key.to_vec());
-        }
+            Ok(())
+        })?;
     }
     keys.sort_unstable();
     keys.dedup();

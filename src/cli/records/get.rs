@@ -158,14 +158,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         found |= answer(&mut out, &mut buf, hit)?;
     }
     if let Some(input) = key_input.as_mut() {
-        let mut first = true;
         input.each_batch(|step| {
-            if let Step::Keys(keys) = &step
-                && std::mem::take(&mut first)
-                && let Some(path) = &args.keys_from
-            {
-                super::warn_marked_key(path, keys.first().copied());
-            }
             match step {
                 // A few keys (a slow writer's, a person's): one by one, through the page
                 // cache, which a long run of them fills as gets of single keys do.

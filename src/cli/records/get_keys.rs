@@ -1,7 +1,8 @@
-//! The keys of `records get --keys PATH`, handed out in batches: a regular file's up to
-//! a million at a time; a pipe's, socket's or terminal's as they arrive (everything
-//! that can be read without waiting), so that a fast writer gets large batches and a
-//! slow one (or a person typing) an answer for each line before veilkit waits again.
+//! The keys of `records get --keys PATH` and `records delete --keys PATH`, handed out
+//! in batches: a regular file's up to a million at a time; a pipe's, socket's or
+//! terminal's as they arrive (everything that can be read without waiting), so that a
+//! fast writer gets large batches and a slow one (or a person typing) an answer for
+//! each line before veilkit waits again.
 
 use super::super::input::take_stdin;
 use super::super::output::{display_path, enlarge_pipe, is_stdio};
@@ -71,11 +72,20 @@ impl KeyInput {
     /// Calls `step` with each batch of keys in order, and with [`Step::Wait`] before
     /// waiting for keys that have not arrived. A line that cannot be read (too long, an
     /// I/O error) ends the keys: the keys before it are handed out, then its error
-    /// returned.
+    /// returned. A byte order mark before the first key is warned of, once.
     pub fn each_batch(
         &mut self,
         mut step: impl FnMut(Step<'_>) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
+        let mut first = true;
+        let mut step = |s: Step<'_>| {
+            if let Step::Keys(keys) = &s
+                && std::mem::take(&mut first)
+            {
+                warn_marked_key(&self.path, keys.first().copied());
+            }
+            step(s)
+        };
         let shown = || display_path(&self.path);
         match &mut self.from {
             From::Regular(lines) => {
@@ -175,6 +185,18 @@ impl KeyInput {
                 }
             }
         }
+    }
+}
+
+/// Warns when the first key of a key list (`--keys PATH`) starts with a UTF-8 byte order
+/// mark: keys are exact bytes, so the mark stays part of that key, which is then most
+/// likely not found; said, so that a miss is not taken for an answer.
+fn warn_marked_key(path: &Path, first: Option<&[u8]>) {
+    if first.is_some_and(|k| k.starts_with(crate::streams::BOM)) {
+        super::super::report::warn(format!(
+            "{}: starts with a UTF-8 byte order mark, kept as part of the first key since keys are exact bytes (so that key is most likely not found): remove it, for example with sed '1s/^\\xEF\\xBB\\xBF//'",
+            display_path(path),
+        ));
     }
 }
 

@@ -445,18 +445,6 @@ pub fn open_file(
     Ok(file)
 }
 
-/// Warns when the first key of a key list (`--keys PATH`) starts with a UTF-8 byte order
-/// mark: keys are exact bytes, so the mark stays part of that key, which is then most
-/// likely not found; said, so that a miss is not taken for an answer.
-pub fn warn_marked_key(path: &std::path::Path, first: Option<&[u8]>) {
-    if first.is_some_and(|k| k.starts_with(crate::streams::BOM)) {
-        super::report::warn(format!(
-            "{}: starts with a UTF-8 byte order mark, kept as part of the first key since keys are exact bytes (so that key is most likely not found): remove it, for example with sed '1s/^\\xEF\\xBB\\xBF//'",
-            super::output::display_path(path),
-        ));
-    }
-}
-
 /// Converts a library error into one with context and, where useful, a hint.
 pub fn records_error(e: RecordsError, shown: &str) -> anyhow::Error {
     let hint = match &e {
