@@ -153,12 +153,11 @@ fn run_inner(
             hashes.clear();
             bad.clear();
             for end in ends.by_ref().take(BATCH) {
-                let start = pos;
-                let mut line = &buf[start..end];
+                let mut line = &buf[pos..end];
                 if let [rest @ .., b'\r'] = line {
                     line = rest;
                 }
-                lines.push((start, start + line.len()));
+                lines.push((pos, pos + line.len()));
                 pos = end + 1;
                 let parsed = parse_line(source, input, line);
                 match parsed {
