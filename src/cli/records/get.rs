@@ -158,31 +158,29 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         found |= answer(&mut out, &mut buf, hit)?;
     }
     if let Some(input) = key_input.as_mut() {
-        input.each_batch(|step| {
-            match step {
-                // A few keys (a slow writer's, a person's): one by one, through the page
-                // cache, which a long run of them fills as gets of single keys do.
-                Step::Keys(keys) if keys.len() < FEW_KEYS => {
-                    for key in keys {
-                        found |= get_one(&mut file, key, &mut buf, &mut out, &shown)?;
-                    }
-                    Ok(())
+        input.each_batch(|step| match step {
+            // A few keys (a slow writer's, a person's): one by one, through the page
+            // cache, which a long run of them fills as gets of single keys do.
+            Step::Keys(keys) if keys.len() < FEW_KEYS => {
+                for key in keys {
+                    found |= get_one(&mut file, key, &mut buf, &mut out, &shown)?;
                 }
-                Step::Keys(keys) => file
-                    .get_batch(keys, |record| {
-                        buf.clear();
-                        if let Some(r) = record {
-                            buf.extend_from_slice(r);
-                        }
-                        found |= answer(&mut out, &mut buf, record.is_some())?;
-                        Ok(())
-                    })
-                    .map_err(|e| match e {
-                        BatchError::Records(e) => records_error(e, &shown),
-                        BatchError::Emit(e) => e,
-                    }),
-                Step::Wait => out.flush().context("stdout"),
+                Ok(())
             }
+            Step::Keys(keys) => file
+                .get_batch(keys, |record| {
+                    buf.clear();
+                    if let Some(r) = record {
+                        buf.extend_from_slice(r);
+                    }
+                    found |= answer(&mut out, &mut buf, record.is_some())?;
+                    Ok(())
+                })
+                .map_err(|e| match e {
+                    BatchError::Records(e) => records_error(e, &shown),
+                    BatchError::Emit(e) => e,
+                }),
+            Step::Wait => out.flush().context("stdout"),
         })?;
     }
     out.flush().context("stdout")?;
