@@ -124,8 +124,10 @@ pub struct CodecArgs {
     pub clear_bit: Option<u32>,
 
     /// Transform only field N of each line (counted from 1, as cut does); the rest of the
-    /// line is left as it is. Without it each line is one id, and a UTF-8 byte order mark
-    /// before the first line (as Windows editors save text) is skipped.
+    /// line is left as it is. A UTF-8 byte order mark before the first line (as Windows
+    /// editors and spreadsheets save text) is no part of an id or field: without --field
+    /// or --header it is skipped (each line is one id), with either the output starts
+    /// with it as the input did.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Input and output")]
     pub field: Option<u32>,
 

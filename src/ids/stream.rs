@@ -198,11 +198,12 @@ pub fn run(
     if opts.csv && opts.field.is_some() {
         return super::csv::run(codec, opts, input.as_read(), output, on_error);
     }
-    // A byte order mark before the first line (a list saved by a Windows editor) is no
-    // part of an id: skipped where the output line is the id alone (a header or a line
-    // whose other fields pass through keeps it).
-    let mut blocks =
-        crate::streams::LineBlocks::new(input).skipping_bom(!opts.header && opts.field.is_none());
+    // A byte order mark before the first line (a list saved by a Windows editor, a
+    // spreadsheet's CSV) is no part of an id or of the header's first field: skipped
+    // where the output line is the id alone, and written first where lines pass through
+    // (a header, the fields around the id), so that the output starts with it too.
+    let mut mark_passes = opts.header || opts.field.is_some();
+    let mut blocks = crate::streams::LineBlocks::new(input).skipping_bom(!mark_passes);
     let mut out = Out::new();
     let mut batch = Batch {
         recs: Vec::with_capacity(BATCH),
@@ -231,7 +232,12 @@ pub fn run(
             }
         };
         let mut pos = 0;
-        let unterminated = (!buf.is_empty() && buf[buf.len() - 1] != b'\n').then_some(buf.len());
+        if std::mem::take(&mut mark_passes) && buf.starts_with(crate::streams::BOM) {
+            out.put(crate::streams::BOM);
+            pos = crate::streams::BOM.len();
+        }
+        // (An input of the mark alone has no line.)
+        let unterminated = (buf.len() > pos && buf[buf.len() - 1] != b'\n').then_some(buf.len());
         for end in crate::streams::newlines(buf).chain(unterminated) {
             if std::mem::take(&mut header) {
                 // The header line, as it was.

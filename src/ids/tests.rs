@@ -638,8 +638,9 @@ mod csv_fields {
     }
 
     /// A byte order mark before the first line is skipped where the output is the id
-    /// alone, kept where the line passes through (a header, other fields), and part of
-    /// any later line (an error).
+    /// alone, written first where lines pass through (a header, other fields: the output
+    /// starts with it too, and it is no part of the first field), and part of any later
+    /// line (an error).
     #[test]
     fn a_byte_order_mark_before_the_first_line() {
         let codec = Codec::new(
@@ -665,6 +666,30 @@ mod csv_fields {
         );
         assert!(errors.is_empty());
         assert!(out.starts_with(b"\xEF\xBB\xBFname,id\nAnn,"));
+        // The id in the first field of the first line, cut and CSV, header or not: the
+        // output is the unmarked input's with the mark in front.
+        for csv in [false, true] {
+            for header in [false, true] {
+                let o = Options {
+                    field: Some(1),
+                    ..opts(Op::Encode, csv, header)
+                };
+                let input: &[u8] = if header {
+                    b"id,x\n7,a\n8\n"
+                } else {
+                    b"7,a\n8\n"
+                };
+                let (plain, errors) = run(&codec, &o, input);
+                assert!(errors.is_empty(), "csv {csv} header {header}: {errors:?}");
+                let (marked, errors) = run(&codec, &o, &[b"\xEF\xBB\xBF", input].concat());
+                assert!(errors.is_empty(), "csv {csv} header {header}: {errors:?}");
+                assert_eq!(marked, [b"\xEF\xBB\xBF", &plain[..]].concat());
+                // The mark alone is an empty input, passed through.
+                let (out, errors) = run(&codec, &o, b"\xEF\xBB\xBF");
+                assert!(errors.is_empty());
+                assert_eq!(out, b"\xEF\xBB\xBF");
+            }
+        }
     }
 
     #[test]
