@@ -398,7 +398,7 @@ impl AtomicFile {
     pub fn file_mut(&mut self) -> io::Result<&mut File> {
         match self.writer.as_mut().expect("writer present until commit") {
             Writer::Temp(w) => {
-                w.flush()?;
+                w.flush().map_err(without_temp_path)?;
                 Ok(w.get_mut().as_file_mut())
             }
             Writer::Direct(w) => {
@@ -416,7 +416,9 @@ impl AtomicFile {
                 w.flush()?;
                 return Ok(());
             }
-            Writer::Temp(w) => w.into_inner().map_err(|e| e.into_error())?,
+            Writer::Temp(w) => w
+                .into_inner()
+                .map_err(|e| without_temp_path(e.into_error()))?,
         };
         temp.as_file().sync_all()?;
         // Something may have appeared at the final path meanwhile: never replace a
@@ -463,14 +465,19 @@ impl AtomicFile {
 }
 
 impl Write for AtomicFile {
+    // The temporary file's writes name its path in their errors (tempfile's): the
+    // caller names the output instead.
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.writer.as_mut().expect("open").inner().write(buf)
+        let w = self.writer.as_mut().expect("open").inner();
+        w.write(buf).map_err(without_temp_path)
     }
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.writer.as_mut().expect("open").inner().write_all(buf)
+        let w = self.writer.as_mut().expect("open").inner();
+        w.write_all(buf).map_err(without_temp_path)
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.writer.as_mut().expect("open").inner().flush()
+        let w = self.writer.as_mut().expect("open").inner();
+        w.flush().map_err(without_temp_path)
     }
 }
 

@@ -449,5 +449,7 @@ fn a_download_into_a_disk_too_small_warns_in_its_first_seconds() {
         line.starts_with(&format!("veilkit: {}/", small.display())),
         "{err}"
     );
+    // Not the temporary it was written to.
+    assert!(!err.contains(" at path "), "{err}");
     assert!(!small.join("hibp.idx").exists());
 }

@@ -1211,3 +1211,32 @@ fn a_long_piped_input_goes_to_a_temporary_file_not_to_memory() {
     let opened = records("open", &out, &[], &key).output().unwrap();
     assert!(opened.stdout == text, "the records differ from the input");
 }
+
+/// `open -o` into a full file system names the output, not the temporary it was written
+/// to (tempfile's error added ` at path "DIR/.NAME.pidPID.XXXX.tmp"`), and leaves
+/// nothing.
+#[cfg(target_os = "linux")]
+#[test]
+fn open_into_a_full_disk_names_the_output_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let lines: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
+    let file = seal(dir.path(), lines.as_bytes(), "log.txt", &[], &key);
+    let small = dir.path().join("small");
+    let Some(_mounted) = super::common::small_tmpfs(&small, "64k") else {
+        return;
+    };
+    let out_path = small.join("log.txt");
+    let out = records("open", &file, &["-o".as_ref(), out_path.as_os_str()], &key)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&out),
+        format!(
+            "veilkit: {}: cannot write: No space left on device (os error 28)\n",
+            out_path.display()
+        )
+    );
+    assert_eq!(std::fs::read_dir(&small).unwrap().count(), 0);
+}
