@@ -66,13 +66,23 @@ pub fn parse<'a>(
     header_row: bool,
     first_number: u64,
 ) -> Result<(Option<&'a [u8]>, Records<'a>), RecordsError> {
-    parse_header(input, format, key, header_row, first_number).map_err(|e| note_bom(input, e))
+    // With a header row the mark is no part of a name (see `names_column`); without
+    // one it is part of the first record, which an error on line 1 then says.
+    parse_header(input, format, key, header_row, first_number)
+        .map_err(|e| if header_row { e } else { note_bom(input, e) })
+}
+
+/// Whether header field `i` (from 0) is named `name`: exactly, or, for the first field,
+/// after a [`BOM`] starting the input (a spreadsheet's "CSV UTF-8"), which is no part of
+/// the name. The header's bytes are kept as they are.
+pub(crate) fn names_column(i: usize, value: &[u8], name: &[u8]) -> bool {
+    value == name || (i == 0 && value.strip_prefix(BOM) == Some(name))
 }
 
 pub(crate) use crate::streams::BOM;
 
 /// What an error on line 1 adds when the input starts with [`BOM`].
-pub(crate) const BOM_NOTE: &str = "the input starts with a UTF-8 byte order mark, which is \
+const BOM_NOTE: &str = "the input starts with a UTF-8 byte order mark, which is \
      kept as part of line 1: remove it, for example with sed '1s/^\\xEF\\xBB\\xBF//'";
 
 /// An error on line 1 of an input that starts with a byte order mark says so: the mark
@@ -122,7 +132,7 @@ fn parse_header<'a>(
             let mut prefix = None;
             let index = if header_row {
                 let rec = split_record(input, dialect, true, &mut fields)
-                    .map_err(|e| syntax(dialect, 1, e))?;
+                    .map_err(|e| note_bom(input, syntax(dialect, 1, e)))?;
                 let Some(rec) = rec.filter(|r| r.body_end > 0) else {
                     return Err(RecordsError::Input {
                         line: 1,
@@ -138,7 +148,8 @@ fn parse_header<'a>(
                     KeyField::Name(name) => {
                         let names = fields
                             .iter()
-                            .map(|f| f.value(raw).as_ref() == name.as_bytes());
+                            .enumerate()
+                            .map(|(i, f)| names_column(i, &f.value(raw), name.as_bytes()));
                         // Keying by one of two columns of one name would be a guess.
                         only_column(names).map_err(|twice| RecordsError::Input {
                             line: 1,

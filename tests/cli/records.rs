@@ -1240,3 +1240,50 @@ fn open_into_a_full_disk_names_the_output_alone() {
     );
     assert_eq!(std::fs::read_dir(&small).unwrap().count(), 0);
 }
+
+/// A spreadsheet's "CSV UTF-8" (a byte order mark before the header): the mark is no part
+/// of the first column's name, so `--key-field` and `--fields` find it by name, and its
+/// token column is `id_token`; the bytes come back as they were, mark included. A token
+/// column named with the mark (as encrypt-fields named it before) is still dropped.
+#[test]
+fn a_spreadsheets_byte_order_mark_is_no_part_of_a_column_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let input = "\u{feff}id,name\r\n1,Ann\r\n2,\"Bob, B\"\r\n";
+    let file = seal(
+        dir.path(),
+        input.as_bytes(),
+        "c.csv",
+        &["--key-field", "id"],
+        &key,
+    );
+    let got = records("get", &file, &["2".as_ref()], &key)
+        .output()
+        .unwrap();
+    assert_eq!(stdout_of(&got), "2,\"Bob, B\"\r\n", "{}", stderr_of(&got));
+    assert_eq!(open(&file, &key).stdout, input.as_bytes());
+
+    let fields = ["--fields", "id,name", "--token-fields", "id", "--key-file"];
+    let enc = run_ok(
+        veilkit()
+            .args(["records", "encrypt-fields"])
+            .args(fields)
+            .arg(&key)
+            .write_stdin(input),
+    );
+    let text = stdout_of(&enc);
+    assert!(text.starts_with("\u{feff}id,id_token,name\r\n"), "{text:?}");
+    for t in [
+        text.clone(),
+        text.replacen("id_token", "\u{feff}id_token", 1),
+    ] {
+        let dec = run_ok(
+            veilkit()
+                .args(["records", "decrypt-fields"])
+                .args(fields)
+                .arg(&key)
+                .write_stdin(t),
+        );
+        assert_eq!(stdout_of(&dec), input);
+    }
+}

@@ -208,6 +208,16 @@ impl Plan {
 /// The bound columns' names and values in one row.
 type Bound<'a> = Vec<(&'a [u8], std::borrow::Cow<'a, [u8]>)>;
 
+/// The name a token column is named after: column `i`'s, without the byte order mark
+/// that starts the input before the first column's (which stays where it was, at the
+/// start of the header).
+fn token_base(i: usize, name: &[u8]) -> &[u8] {
+    match name.strip_prefix(super::input::BOM) {
+        Some(rest) if i == 0 => rest,
+        _ => name,
+    }
+}
+
 fn column_name(header: Option<&[Vec<u8>]>, i: usize) -> Vec<u8> {
     match header.and_then(|h| h.get(i)) {
         Some(name) => name.clone(),
@@ -228,7 +238,10 @@ fn resolve(fields: &[Field], header: Option<&[Vec<u8>]>) -> Result<Vec<usize>, F
             Field::Number(n) => Ok(n - 1),
             Field::Name(name) => {
                 let header = header.ok_or(FieldError::NeedHeader)?;
-                let names = header.iter().map(|h| h == name.as_bytes());
+                let names = header
+                    .iter()
+                    .enumerate()
+                    .map(|(i, h)| super::input::names_column(i, h, name.as_bytes()));
                 super::input::only_column(names).map_err(|twice| match twice {
                     // Encrypting one of two columns of one name would leave the other in
                     // the clear.
@@ -237,19 +250,10 @@ fn resolve(fields: &[Field], header: Option<&[Vec<u8>]>) -> Result<Vec<usize>, F
                         first: first + 1,
                         second: second + 1,
                     },
-                    None => {
-                        let bom = header
-                            .first()
-                            .is_some_and(|h| h.starts_with(super::input::BOM));
-                        FieldError::NoField {
-                            line: 1,
-                            field: if bom {
-                                format!("{name:?} ({})", super::input::BOM_NOTE)
-                            } else {
-                                format!("{name:?}")
-                            },
-                        }
-                    }
+                    None => FieldError::NoField {
+                        line: 1,
+                        field: format!("{name:?}"),
+                    },
                 })
             }
         })
@@ -309,7 +313,7 @@ pub fn encrypt(
                 out.extend_from_slice(field.raw(row.bytes));
                 if p.tokens.contains(&i) {
                     out.push(d.delimiter);
-                    let name = [&names[i][..], b"_token"].concat();
+                    let name = [token_base(i, &names[i]), b"_token"].concat();
                     write_field(&mut out, &name, d);
                 }
             }
@@ -382,9 +386,12 @@ fn decrypt_plan(
         let i = original.len();
         original.push(cols[j].clone());
         kept_raw.push(row.fields[j].raw(row.bytes));
-        let next_is_token = cols
-            .get(j + 1)
-            .is_some_and(|c| *c == [&cols[j][..], b"_token"].concat());
+        // (Or, after the first column, `NAME_token` of the name with the mark, as
+        // encrypt-fields named it before it left the mark out.)
+        let next_is_token = cols.get(j + 1).is_some_and(|c| {
+            *c == [token_base(j, &cols[j]), b"_token"].concat()
+                || *c == [&cols[j][..], b"_token"].concat()
+        });
         if next_is_token && !opts.keep_tokens {
             dropped.push(i);
             j += 2;
