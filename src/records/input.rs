@@ -237,10 +237,17 @@ impl<'a> Records<'a> {
                 let name = name.clone();
                 let raw = self.next_line()?;
                 self.line += 1;
-                if is_blank(raw) {
+                // A byte order mark before the first line (as PowerShell 5 writes UTF-8)
+                // is no part of its JSON (RFC 8259 lets a parser ignore it); the record
+                // keeps its bytes as they were.
+                let json = match raw.strip_prefix(BOM) {
+                    Some(rest) if line == 1 => rest,
+                    _ => raw,
+                };
+                if is_blank(json) {
                     return self.blank(line);
                 }
-                Some(jsonl_key(raw, &name, line).map(|k| InputRecord {
+                Some(jsonl_key(json, &name, line).map(|k| InputRecord {
                     raw: raw.into(),
                     key: KeyPlace::Own(k),
                     line,
@@ -295,7 +302,10 @@ impl<'a> Iterator for Records<'a> {
         if self.failed {
             return None;
         }
-        self.step().map(|r| r.map_err(|e| note_bom(self.input, e)))
+        // (In JSON lines the mark is no part of line 1's JSON: nothing to say of it.)
+        let jsonl = matches!(self.mode, Mode::Jsonl { .. });
+        self.step()
+            .map(|r| r.map_err(|e| if jsonl { e } else { note_bom(self.input, e) }))
     }
 }
 

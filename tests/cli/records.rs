@@ -1286,4 +1286,19 @@ fn a_spreadsheets_byte_order_mark_is_no_part_of_a_column_name() {
         );
         assert_eq!(stdout_of(&dec), input);
     }
+    // JSON lines saved with a mark (PowerShell 5's UTF-8): no part of the first line's
+    // JSON, kept among its bytes.
+    let input = "\u{feff}{\"id\":\"a\",\"v\":1}\r\n{\"id\":\"b\"}\n";
+    let file = seal(
+        dir.path(),
+        input.as_bytes(),
+        "j.jsonl",
+        &["--key-field", "id"],
+        &key,
+    );
+    let got = records("get", &file, &["a".as_ref()], &key)
+        .output()
+        .unwrap();
+    assert_eq!(stdout_of(&got), "\u{feff}{\"id\":\"a\",\"v\":1}\r\n");
+    assert_eq!(open(&file, &key).stdout, input.as_bytes());
 }
