@@ -33,21 +33,16 @@ pub fn run(
     let mut out: Vec<u8> = Vec::with_capacity(1 << 16);
     // A byte order mark before the first record (a spreadsheet's CSV) is no part of its
     // first field: written first, so that the output starts with it too.
-    let mut head = [0u8; 3];
-    let mut held = 0;
-    while held < head.len() {
-        match input.read(&mut head[held..]) {
-            Ok(0) => break,
-            Ok(n) => held += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(StreamError::Read(e)),
-        }
-    }
-    if head[..held] == *crate::streams::BOM {
+    let mut head = Vec::with_capacity(3);
+    (&mut *input)
+        .take(3)
+        .read_to_end(&mut head)
+        .map_err(StreamError::Read)?;
+    if head == crate::streams::BOM {
         out.extend_from_slice(crate::streams::BOM);
-        held = 0;
+        head.clear();
     }
-    let mut input = (&head[..held]).chain(input);
+    let mut input = (&head[..]).chain(input);
     let mut reader = Reader::new(&mut input, dialect);
     let mut summary = Summary::default();
     let mut first = true;
