@@ -131,18 +131,29 @@ fn parse_header<'a>(
             let mut fields = Vec::new();
             let mut prefix = None;
             let index = if header_row {
-                let rec = split_record(input, dialect, true, &mut fields)
-                    .map_err(|e| note_bom(input, syntax(dialect, 1, e)))?;
+                // A mark before a quoted first name (R's write.csv quotes every name)
+                // is read past, as it is no part of a name; the header keeps it.
+                let skip =
+                    if dialect.quoting && input.starts_with(BOM) && input.get(3) == Some(&b'"') {
+                        BOM.len()
+                    } else {
+                        0
+                    };
+                let rec =
+                    split_record(&input[skip..], dialect, true, &mut fields).map_err(|e| {
+                        let e = syntax(dialect, 1, e);
+                        if skip == 0 { note_bom(input, e) } else { e }
+                    })?;
                 let Some(rec) = rec.filter(|r| r.body_end > 0) else {
                     return Err(RecordsError::Input {
                         line: 1,
                         problem: "no header row".into(),
                     });
                 };
-                let raw = &input[..rec.len];
-                r.at = rec.len;
+                let raw = &input[skip..skip + rec.len];
+                r.at = skip + rec.len;
                 r.line += rec.lines;
-                prefix = Some(raw);
+                prefix = Some(&input[..skip + rec.len]);
                 match key {
                     KeyField::Number(n) => n - 1,
                     KeyField::Name(name) => {

@@ -1302,3 +1302,61 @@ fn a_spreadsheets_byte_order_mark_is_no_part_of_a_column_name() {
     assert_eq!(stdout_of(&got), "\u{feff}{\"id\":\"a\",\"v\":1}\r\n");
     assert_eq!(open(&file, &key).stdout, input.as_bytes());
 }
+
+/// R's `write.csv(..., fileEncoding = "UTF-8-BOM")` quotes every name: a mark before a
+/// quoted first name is read past (it had been refused as not CSV), and the first
+/// column's name is the same as unquoted: values encrypted under one header decrypt under
+/// the other.
+#[test]
+fn a_byte_order_mark_before_a_quoted_first_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let quoted = "\u{feff}\"id\",\"name\"\r\n1,Ann\r\n2,\"Bob, B\"\r\n";
+    let plain = "\u{feff}id,\"name\"\r\n1,Ann\r\n2,\"Bob, B\"\r\n";
+    let file = seal(
+        dir.path(),
+        quoted.as_bytes(),
+        "q.csv",
+        &["--key-field", "id"],
+        &key,
+    );
+    let got = records("get", &file, &["2".as_ref()], &key)
+        .output()
+        .unwrap();
+    assert_eq!(stdout_of(&got), "2,\"Bob, B\"\r\n", "{}", stderr_of(&got));
+    assert_eq!(open(&file, &key).stdout, quoted.as_bytes());
+
+    let fields = |op: &str, input: &str, args: &[&str]| {
+        run_ok(
+            veilkit()
+                .args(["records", op])
+                .args(args)
+                .arg("--key-file")
+                .arg(&key)
+                .write_stdin(input.to_owned()),
+        )
+    };
+    let args = ["--fields", "id", "--token-fields", "id"];
+    let enc = stdout_of(&fields("encrypt-fields", quoted, &args));
+    assert!(
+        enc.starts_with("\u{feff}\"id\",id_token,\"name\"\r\n"),
+        "{enc:?}"
+    );
+    assert_eq!(stdout_of(&fields("decrypt-fields", &enc, &args)), quoted);
+    // The first column's name is the same quoted or not: a value encrypted under it, or
+    // bound to it, decrypts under the other header.
+    for args in [
+        &["--fields", "id"][..],
+        &["--fields", "name", "--bind", "id"][..],
+    ] {
+        for (from, to) in [(quoted, plain), (plain, quoted)] {
+            let enc = stdout_of(&fields("encrypt-fields", from, args));
+            let swapped = enc.replacen(
+                from.split(',').next().unwrap(),
+                to.split(',').next().unwrap(),
+                1,
+            );
+            assert_eq!(stdout_of(&fields("decrypt-fields", &swapped, args)), to);
+        }
+    }
+}

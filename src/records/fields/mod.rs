@@ -1,12 +1,14 @@
 //! Field-level encryption of CSV/TSV streams, with keyed lookup tokens
 //! (`docs/RECORDS-FORMAT.md`, last section).
 
+mod mark;
 mod rows_out;
 mod value;
 
 use super::crypto::Nonces;
 use crate::delimited::{Dialect, ReadError, Reader, Row, write_field};
 use crate::keys::Keyring;
+use mark::token_base;
 use rows_out::RowsOut;
 use std::io::{Read, Write};
 use value::{FieldKeys, Format, Sealed};
@@ -208,16 +210,6 @@ impl Plan {
 /// The bound columns' names and values in one row.
 type Bound<'a> = Vec<(&'a [u8], std::borrow::Cow<'a, [u8]>)>;
 
-/// The name a token column is named after: column `i`'s, without the byte order mark
-/// that starts the input before the first column's (which stays where it was, at the
-/// start of the header).
-fn token_base(i: usize, name: &[u8]) -> &[u8] {
-    match name.strip_prefix(super::input::BOM) {
-        Some(rest) if i == 0 => rest,
-        _ => name,
-    }
-}
-
 fn column_name(header: Option<&[Vec<u8>]>, i: usize) -> Vec<u8> {
     match header.and_then(|h| h.get(i)) {
         Some(name) => name.clone(),
@@ -288,7 +280,9 @@ pub fn encrypt(
     let d = dialect(opts);
     let keys = FieldKeys::new(ring.current(), &opts.context);
     let mut nonces = Nonces::default();
-    let mut rdr = Reader::new(input, d);
+    let (head, marked) = mark::take(input, opts.header, d)?;
+    let mut input = (&head[..]).chain(input);
+    let mut rdr = Reader::new(&mut input, d);
     let mut header: Option<Vec<Vec<u8>>> = None;
     let mut plan: Option<Plan> = None;
     let mut rows = 0u64;
@@ -304,7 +298,11 @@ pub fn encrypt(
             continue;
         }
         if opts.header && header.is_none() {
-            let names = row_values(&row);
+            let mut names = row_values(&row);
+            if marked {
+                mark::put_back(&mut names);
+                out.extend_from_slice(super::input::BOM);
+            }
             let p = Plan::new(opts, Some(&names))?;
             for (i, field) in row.fields.iter().enumerate() {
                 if i > 0 {
@@ -367,6 +365,7 @@ pub fn encrypt(
 fn decrypt_plan(
     opts: &Options,
     row: &Row<'_>,
+    marked: bool,
     out: &mut Vec<u8>,
     delimiter: u8,
 ) -> Result<Plan, FieldError> {
@@ -377,7 +376,12 @@ fn decrypt_plan(
         }
         return Ok(p);
     }
-    let cols = row_values(row);
+    let mut cols = row_values(row);
+    if marked {
+        // Taken off before a quoted first name by `mark::take`.
+        mark::put_back(&mut cols);
+        out.extend_from_slice(super::input::BOM);
+    }
     let mut original: Vec<Vec<u8>> = Vec::new();
     let mut kept_raw: Vec<&[u8]> = Vec::new();
     let mut dropped: Vec<usize> = Vec::new();
@@ -419,7 +423,9 @@ pub fn decrypt(
     output: &mut dyn Write,
 ) -> Result<u64, FieldError> {
     let d = dialect(opts);
-    let mut rdr = Reader::new(input, d);
+    let (head, marked) = mark::take(input, opts.header, d)?;
+    let mut input = (&head[..]).chain(input);
+    let mut rdr = Reader::new(&mut input, d);
     let mut plan: Option<Plan> = None;
     let mut keys: Vec<Option<FieldKeys>> = (0..64).map(|_| None).collect();
     let mut rows = 0u64;
@@ -436,7 +442,7 @@ pub fn decrypt(
             continue;
         }
         if plan.is_none() {
-            let p = decrypt_plan(opts, &row, &mut out, d.delimiter)?;
+            let p = decrypt_plan(opts, &row, marked, &mut out, d.delimiter)?;
             let header = opts.header;
             plan = Some(p);
             if header {
