@@ -39,9 +39,11 @@ pub(super) fn take(
     Ok((head, false))
 }
 
-/// The first name with the mark taken by [`take`] put back in front.
-pub(super) fn put_back(names: &mut [Vec<u8>]) {
+/// Puts the mark taken by [`take`] back: in front of the first name, and into `out`
+/// before the header row.
+pub(super) fn put_back(names: &mut [Vec<u8>], out: &mut Vec<u8>) {
     if let Some(first) = names.first_mut() {
         first.splice(0..0, BOM.iter().copied());
     }
+    out.extend_from_slice(BOM);
 }

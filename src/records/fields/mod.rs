@@ -300,8 +300,7 @@ pub fn encrypt(
         if opts.header && header.is_none() {
             let mut names = row_values(&row);
             if marked {
-                mark::put_back(&mut names);
-                out.extend_from_slice(super::input::BOM);
+                mark::put_back(&mut names, &mut out);
             }
             let p = Plan::new(opts, Some(&names))?;
             for (i, field) in row.fields.iter().enumerate() {
@@ -379,8 +378,7 @@ fn decrypt_plan(
     let mut cols = row_values(row);
     if marked {
         // Taken off before a quoted first name by `mark::take`.
-        mark::put_back(&mut cols);
-        out.extend_from_slice(super::input::BOM);
+        mark::put_back(&mut cols, out);
     }
     let mut original: Vec<Vec<u8>> = Vec::new();
     let mut kept_raw: Vec<&[u8]> = Vec::new();
