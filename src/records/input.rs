@@ -81,6 +81,12 @@ pub(crate) fn names_column(i: usize, value: &[u8], name: &[u8]) -> bool {
 
 pub(crate) use crate::streams::BOM;
 
+/// Whether `input` starts with a [`BOM`] right before a quote: a quoted first name after
+/// the mark, which CSV reading passes over (R's `write.csv` quotes every name).
+pub(crate) fn mark_before_quote(input: &[u8]) -> bool {
+    input.starts_with(BOM) && input.get(BOM.len()) == Some(&b'"')
+}
+
 /// What an error on line 1 adds when the input starts with [`BOM`].
 const BOM_NOTE: &str = "the input starts with a UTF-8 byte order mark, which is \
      kept as part of line 1: remove it, for example with sed '1s/^\\xEF\\xBB\\xBF//'";
@@ -133,12 +139,11 @@ fn parse_header<'a>(
             let index = if header_row {
                 // A mark before a quoted first name (R's write.csv quotes every name)
                 // is read past, as it is no part of a name; the header keeps it.
-                let skip =
-                    if dialect.quoting && input.starts_with(BOM) && input.get(3) == Some(&b'"') {
-                        BOM.len()
-                    } else {
-                        0
-                    };
+                let skip = if dialect.quoting && mark_before_quote(input) {
+                    BOM.len()
+                } else {
+                    0
+                };
                 let rec =
                     split_record(&input[skip..], dialect, true, &mut fields).map_err(|e| {
                         let e = syntax(dialect, 1, e);

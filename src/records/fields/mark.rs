@@ -32,7 +32,7 @@ pub(super) fn take(
         return Ok((head, false));
     }
     input.take(4).read_to_end(&mut head)?;
-    if head.starts_with(BOM) && head.get(3) == Some(&b'"') {
+    if super::super::input::mark_before_quote(&head) {
         head.drain(..BOM.len());
         return Ok((head, true));
     }
