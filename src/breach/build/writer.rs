@@ -1,0 +1,298 @@
+//! The index writer: records packed as they come, the bucket table filled as buckets
+//! are passed, then the sections after the records and the header.
+
+use super::BuildError;
+use crate::breach::HashKind;
+use crate::breach::format::{
+    ESTIMATE_RECORDS, GROUP_BITS, HEADER_SIZE, Header, OVERFLOW_ENTRY, Params, Wide, align,
+};
+use crate::streams::ChunkWriter;
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::sync::mpsc;
+use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+
+/// Packs records as they come; decides the parameters after the first records. Full
+/// buffers of records go to the sink thread.
+pub(super) struct Writer {
+    pub(super) kind: Option<HashKind>,
+    /// Records held until the parameters are chosen.
+    pub(super) pending: Vec<(Wide, u64)>,
+    pub(super) params: Option<Params>,
+    pub(super) last: Option<(Wide, u64)>,
+    pub(super) padding: u64,
+    pub(super) records: u64,
+    pub(super) max_count: u64,
+    pub(super) total_count: u64,
+    /// Record bytes not yet handed to the sink.
+    pub(super) buf: Vec<u8>,
+    pub(super) buf_len: usize,
+    pub(super) sink: Option<mpsc::SyncSender<(Vec<u8>, usize)>>,
+    pub(super) free: mpsc::Receiver<Vec<u8>>,
+    pub(super) overflow: BufWriter<File>,
+    pub(super) overflow_entries: u64,
+    /// Bucket offsets relative to their group base, filled as buckets are passed.
+    pub(super) offsets: Vec<u32>,
+    pub(super) bases: Vec<u64>,
+    pub(super) next_bucket: u64,
+    /// The ranges the records fall in.
+    pub(super) coverage: crate::breach::coverage::Coverage,
+}
+
+const RECORD_BUF: usize = 1 << 20;
+
+impl Writer {
+    pub(super) fn new(
+        spool: File,
+        kind: Option<HashKind>,
+        sink: mpsc::SyncSender<(Vec<u8>, usize)>,
+        free: mpsc::Receiver<Vec<u8>>,
+    ) -> Writer {
+        Writer {
+            kind,
+            pending: Vec::new(),
+            params: None,
+            last: None,
+            padding: 0,
+            records: 0,
+            max_count: 0,
+            total_count: 0,
+            buf: vec![0u8; RECORD_BUF],
+            buf_len: 0,
+            sink: Some(sink),
+            free,
+            overflow: BufWriter::new(spool),
+            overflow_entries: 0,
+            offsets: Vec::new(),
+            bases: Vec::new(),
+            next_bucket: 0,
+            coverage: crate::breach::coverage::Coverage::default(),
+        }
+    }
+
+    pub(super) fn set_kind(&mut self, kind: HashKind) {
+        self.kind = Some(kind);
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, hash: Wide, count: u64) -> Result<(), BuildError> {
+        if self.params.is_none() {
+            self.pending.push((hash, count));
+            if self.pending.len() == ESTIMATE_RECORDS {
+                self.choose(false)?;
+            }
+            return Ok(());
+        }
+        self.emit(hash, count)
+    }
+
+    /// Chooses the parameters from the records held (all of them at the end of input).
+    pub(super) fn choose(&mut self, at_end: bool) -> Result<(), BuildError> {
+        let kind = self.kind.unwrap_or(HashKind::Sha1);
+        let estimate = if at_end {
+            self.pending.len() as u64
+        } else {
+            let first = self.pending[0].0.0[0];
+            let last = self.pending[ESTIMATE_RECORDS - 1].0.0[0];
+            let span = u128::from(last - first) + 1;
+            let e = ((ESTIMATE_RECORDS as u128 - 1) << 64) / span;
+            e.min(u128::from(u64::MAX)) as u64
+        };
+        let params = Params::new(kind, Params::table_bits_for(estimate));
+        self.offsets = Vec::with_capacity(params.buckets() as usize + 1);
+        self.bases = Vec::with_capacity(params.groups() as usize);
+        self.params = Some(params);
+        for (h, c) in std::mem::take(&mut self.pending) {
+            self.emit(h, c)?;
+        }
+        Ok(())
+    }
+
+    /// Fills bucket offsets up to and including `bucket` with the current record index.
+    #[inline]
+    pub(super) fn pass_buckets(&mut self, bucket: u64) -> Result<(), BuildError> {
+        while self.next_bucket <= bucket {
+            let k = self.next_bucket;
+            if k.is_multiple_of(1 << GROUP_BITS) {
+                self.bases.push(self.records);
+            }
+            let base = *self.bases.last().expect("pushed above");
+            let rel = u32::try_from(self.records - base).map_err(|_| BuildError::Unbalanced)?;
+            self.offsets.push(rel);
+            self.next_bucket += 1;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    pub(super) fn emit(&mut self, hash: Wide, count: u64) -> Result<(), BuildError> {
+        let p = self.params.expect("chosen before emitting");
+        let bucket = p.bucket(&hash);
+        if bucket >= self.next_bucket {
+            self.pass_buckets(bucket)?;
+        }
+        self.coverage.note(crate::breach::ranges::prefix_of(&hash));
+        let sat = p.saturated();
+        if count >= sat {
+            let mut e = [0u8; OVERFLOW_ENTRY];
+            e[..8].copy_from_slice(&self.records.to_le_bytes());
+            e[8..].copy_from_slice(&count.to_le_bytes());
+            self.overflow.write_all(&e).map_err(BuildError::Write)?;
+            self.overflow_entries += 1;
+        }
+        if self.buf_len + 24 > self.buf.len() {
+            self.flush_records()?;
+        }
+        p.pack(
+            &hash,
+            count.min(sat),
+            &mut self.buf[self.buf_len..self.buf_len + 24],
+        );
+        self.buf_len += p.record_size;
+        self.records += 1;
+        self.max_count = self.max_count.max(count);
+        self.total_count = self.total_count.saturating_add(count);
+        Ok(())
+    }
+
+    /// Hands the buffered records to the sink.
+    pub(super) fn flush_records(&mut self) -> Result<(), BuildError> {
+        if self.buf_len == 0 {
+            return Ok(());
+        }
+        let next = self
+            .free
+            .try_recv()
+            .unwrap_or_else(|_| vec![0u8; RECORD_BUF]);
+        let full = std::mem::replace(&mut self.buf, next);
+        let sink = self.sink.as_ref().expect("open until the records end");
+        if sink.send((full, self.buf_len)).is_err() {
+            // The sink stopped on a write error, which it reports.
+            return Err(BuildError::Write(io::Error::other(
+                "the index writer stopped",
+            )));
+        }
+        self.buf_len = 0;
+        Ok(())
+    }
+
+    /// Chooses the parameters if the input was short, and hands over the last records.
+    pub(super) fn end_records(&mut self) -> Result<(), BuildError> {
+        if self.params.is_none() {
+            if self.pending.is_empty() {
+                return Err(BuildError::Empty);
+            }
+            self.choose(true)?;
+        }
+        self.flush_records()
+    }
+
+    /// Lets the sink finish.
+    pub(super) fn close_sink(&mut self) {
+        self.sink = None;
+    }
+
+    /// Appends the overflow, table, block checksum and table checksum sections and
+    /// writes the header.
+    pub(super) fn finish(
+        mut self,
+        file: &mut File,
+        block_sums: Vec<u64>,
+        partial: bool,
+    ) -> Result<Header, BuildError> {
+        let p = self.params.expect("chosen");
+        self.pass_buckets(p.buckets())?;
+        // The sentinel bucket 2^b starts the last group when b >= 16.
+        debug_assert_eq!(self.bases.len() as u64, p.groups());
+        let records_at = (HEADER_SIZE as u64, self.records * p.record_size as u64);
+        let mut at = records_at.0 + records_at.1;
+        let mut out = ChunkWriter::new(&mut *file, at);
+
+        // Overflow: copy the spool.
+        let overflow_off = align(at);
+        pad(&mut out, at, overflow_off)?;
+        let overflow_len = self.overflow_entries * OVERFLOW_ENTRY as u64;
+        let mut spool = self
+            .overflow
+            .into_inner()
+            .map_err(|e| BuildError::Write(e.into_error()))?;
+        spool.seek(SeekFrom::Start(0)).map_err(BuildError::Write)?;
+        let mut overflow_sum = Xxh3::new();
+        let mut chunk = vec![0u8; 1 << 20];
+        let mut left = overflow_len;
+        while left > 0 {
+            let n = (chunk.len() as u64).min(left) as usize;
+            spool
+                .read_exact(&mut chunk[..n])
+                .map_err(BuildError::Write)?;
+            overflow_sum.update(&chunk[..n]);
+            out.write_all(&chunk[..n]).map_err(BuildError::Write)?;
+            left -= n as u64;
+        }
+        at = overflow_off + overflow_len;
+
+        // Table.
+        let table_off = align(at);
+        pad(&mut out, at, table_off)?;
+        let mut table = Vec::with_capacity(p.table_len() as usize);
+        for b in &self.bases {
+            table.extend_from_slice(&b.to_le_bytes());
+        }
+        for o in &self.offsets {
+            table.extend_from_slice(&o.to_le_bytes());
+        }
+        debug_assert_eq!(table.len() as u64, p.table_len());
+        out.write_all(&table).map_err(BuildError::Write)?;
+        at = table_off + table.len() as u64;
+
+        // Block checksums.
+        let blocks_off = align(at);
+        pad(&mut out, at, blocks_off)?;
+        let blocks: Vec<u8> = block_sums.iter().flat_map(|s| s.to_le_bytes()).collect();
+        out.write_all(&blocks).map_err(BuildError::Write)?;
+        at = blocks_off + blocks.len() as u64;
+
+        // The table's chunk checksums, checked on the lookup path.
+        let sums_off = align(at);
+        pad(&mut out, at, sums_off)?;
+        let table_sums = crate::breach::checked::chunk_sums(&table);
+        out.write_all(&table_sums).map_err(BuildError::Write)?;
+        let file_len = sums_off + table_sums.len() as u64;
+
+        let header = Header {
+            params: p,
+            records: self.records,
+            overflow_entries: self.overflow_entries,
+            max_count: self.max_count,
+            total_count: self.total_count,
+            records_at,
+            overflow_at: (overflow_off, overflow_len),
+            table_at: (table_off, table.len() as u64),
+            blocks_at: (blocks_off, blocks.len() as u64),
+            overflow_sum: overflow_sum.digest(),
+            table_sum: xxh3_64(&table),
+            blocks_sum: xxh3_64(&blocks),
+            file_len,
+            version: crate::breach::format::VERSION,
+            flags: if partial {
+                crate::breach::format::FLAG_PARTIAL
+            } else {
+                0
+            },
+            sums_at: (sums_off, table_sums.len() as u64),
+        };
+        out.flush().map_err(BuildError::Write)?;
+        drop(out);
+        file.seek(SeekFrom::Start(0)).map_err(BuildError::Write)?;
+        file.write_all(&header.encode())
+            .map_err(BuildError::Write)?;
+        file.seek(SeekFrom::End(0)).map_err(BuildError::Write)?;
+        Ok(header)
+    }
+}
+
+/// Writes zeros from offset `at` up to `to`.
+fn pad(out: &mut impl Write, at: u64, to: u64) -> Result<(), BuildError> {
+    let zeros = vec![0u8; (to - at) as usize];
+    out.write_all(&zeros).map_err(BuildError::Write)
+}
