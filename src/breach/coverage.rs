@@ -44,6 +44,21 @@ impl Coverage {
         self.last = Some(range);
     }
 
+    /// Its state: ranges held, the last range noted, the first range skipped (for the
+    /// download's saved state).
+    pub fn parts(&self) -> (u32, Option<u32>, Option<u32>) {
+        (self.held, self.last, self.first_gap)
+    }
+
+    /// The coverage whose [`Coverage::parts`] are these.
+    pub fn from_parts(held: u32, last: Option<u32>, first_gap: Option<u32>) -> Coverage {
+        Coverage {
+            held,
+            last,
+            first_gap,
+        }
+    }
+
     /// How the ranges ended up: how many hold hashes, and the first that holds none.
     pub fn finish(&self) -> Ranges {
         let after_last = self.last.map_or(0, |r| r + 1);

@@ -229,12 +229,12 @@ mod tests {
                 crate::breach::download::DownloadError::Build(
                     crate::breach::build::BuildError::Write(why()),
                 ),
-                std::path::Path::new(".x.download"),
+                &crate::cli::breach::download::Kept::of(std::path::Path::new("x.idx")),
                 std::path::Path::new("x.idx"),
             ),
             crate::cli::breach::download::explain(
                 crate::breach::download::DownloadError::Validators(why()),
-                std::path::Path::new(".x.download"),
+                &crate::cli::breach::download::Kept::of(std::path::Path::new("x.idx")),
                 std::path::Path::new("x.idx"),
             ),
         ];

@@ -464,6 +464,50 @@ impl AtomicFile {
     }
 }
 
+impl AtomicFile {
+    /// Commits the file at `path` in place of this one's own (which is removed): a file
+    /// the caller wrote beside the final path under a name of its own (an interrupted
+    /// write continued by a rerun keeps one). Synced, checked and renamed as
+    /// [`AtomicFile::commit`] does; without `overwrite`, an existing final path is
+    /// left alone ([`OutputError::Exists`]).
+    pub fn commit_file(mut self, path: &Path) -> Result<(), OutputError> {
+        match self.writer.take().expect("writer present until commit") {
+            Writer::Direct(_) => return Err(OutputError::NotRegular("a stream")),
+            Writer::Temp(w) => drop(w),
+        }
+        if let Some(t) = &self.temp_path {
+            lock_live().retain(|p| p != t);
+        }
+        File::open(path)?.sync_all()?;
+        if let Ok(meta) = fs::symlink_metadata(&self.final_path) {
+            if meta.is_dir() {
+                return Err(OutputError::IsDirectory);
+            }
+            if !meta.is_file() && !meta.file_type().is_symlink() {
+                return Err(OutputError::NotRegular(special_kind(&meta)));
+            }
+        }
+        let live = lock_live();
+        let result = if self.overwrite {
+            fs::rename(path, &self.final_path)
+        } else {
+            // No replacing: a link fails where the final path exists.
+            fs::hard_link(path, &self.final_path).and_then(|()| fs::remove_file(path))
+        };
+        if result.is_ok() {
+            COMMITTED.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        drop(live);
+        match result {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(OutputError::Exists),
+            Err(e) => return Err(OutputError::Io(e)),
+        }
+        sync_parent_dir(&self.final_path)?;
+        Ok(())
+    }
+}
+
 impl Write for AtomicFile {
     // The temporary file's writes name its path in their errors (tempfile's): the
     // caller names the output instead.

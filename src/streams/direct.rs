@@ -128,6 +128,11 @@ impl DirectAppend {
         Ok(())
     }
 
+    /// The file.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
     /// The file offset of the next byte appended.
     pub fn position(&self) -> u64 {
         self.base + self.len as u64

@@ -1,7 +1,12 @@
 //! Building an index from a dump, in one streaming pass and bounded memory.
 
+mod checkpoint;
 mod parse;
+#[cfg(test)]
+mod tests;
 mod writer;
+
+pub use checkpoint::Checkpoint;
 
 use super::HashKind;
 use super::format::{BLOCK_SIZE, HEADER_SIZE, Header, Wide};
@@ -36,6 +41,9 @@ pub enum Source<'a> {
         kind: HashKind,
         /// How messages name them.
         name: String,
+        /// The state of an interrupted build of the same ranges to continue from (its
+        /// records are in `out`, and are checked against it first), or `None` to start.
+        resume: Option<Box<Checkpoint>>,
     },
 }
 
@@ -45,6 +53,19 @@ pub enum Source<'a> {
 pub trait PackedRanges {
     /// The next range's packed hashes, or `None` after the last range.
     fn next_range(&mut self) -> io::Result<Option<&[u8]>>;
+
+    /// Whether to take a [`Checkpoint`] after the range just given (asked after each).
+    fn checkpoint_due(&self) -> bool {
+        false
+    }
+
+    /// A checkpoint after the range just given: every record before it is in the index
+    /// file and durable, and `state` (its lists: what was added since the previous
+    /// checkpoint) is what [`Options::resume`] needs to continue from here.
+    fn checkpoint(&mut self, state: Checkpoint) -> io::Result<()> {
+        let _ = state;
+        Ok(())
+    }
 }
 
 /// What is wrong with one line of a dump.
@@ -151,6 +172,10 @@ pub enum BuildError {
         /// The first missing one.
         first: String,
     },
+    /// A saved build state that does not hold together, or the index file it describes
+    /// does not match it.
+    #[error("the interrupted build's saved state cannot be continued: {0}")]
+    Resume(String),
     /// A dump so unevenly spread that a table group overflows 32 bits.
     #[error(
         "the dump is too unevenly spread for format 1 (over 4 billion hashes in one table group)"
@@ -201,10 +226,25 @@ pub fn build(
     spool_dir: &Path,
     progress: &dyn Progress,
 ) -> Result<Summary, BuildError> {
-    out.set_len(0).map_err(BuildError::Write)?;
-    out.seek(SeekFrom::Start(0)).map_err(BuildError::Write)?;
-    out.write_all(&[0u8; HEADER_SIZE])
-        .map_err(BuildError::Write)?;
+    let mut source = source;
+    // Packed ranges are appended by a sink that can make them durable at checkpoints,
+    // and may continue an interrupted build.
+    let (append, resume) = match &mut source {
+        Source::Packed { resume, kind, .. } => match resume.take() {
+            Some(cp) => {
+                progress.phase("checking the partial index");
+                (Some(resume_records(out, *kind, &cp)?), Some(cp))
+            }
+            None => (Some(BlockSums::at(HEADER_SIZE as u64)), None),
+        },
+        _ => (None, None),
+    };
+    if resume.is_none() {
+        out.set_len(0).map_err(BuildError::Write)?;
+        out.seek(SeekFrom::Start(0)).map_err(BuildError::Write)?;
+        out.write_all(&[0u8; HEADER_SIZE])
+            .map_err(BuildError::Write)?;
+    }
     let spool = tempfile::tempfile_in(spool_dir).map_err(BuildError::Write)?;
     let (inputs, total) = match &source {
         Source::Stream { name, size, .. } => (vec![(name.clone(), None, None)], *size),
@@ -242,20 +282,33 @@ pub fn build(
     let (mut stream, mut packed) = match source {
         Source::Stream { reader, .. } => (Some(reader), None),
         Source::Directory(_) => (None, None),
-        Source::Packed { ranges, kind, name } => (None, Some((ranges, kind, name))),
+        Source::Packed {
+            ranges, kind, name, ..
+        } => (None, Some((ranges, kind, name))),
     };
     let mut lines = 0u64;
     let (writer, sums) = std::thread::scope(|scope| -> Result<_, BuildError> {
-        let (rec_tx, rec_rx) = mpsc::sync_channel::<(Vec<u8>, usize)>(3);
+        let (rec_tx, rec_rx) = mpsc::sync_channel::<SinkMsg>(3);
         let (free_rec_tx, free_rec_rx) = mpsc::channel::<Vec<u8>>();
         let out_ref = &mut *out;
         let direct = options.direct;
-        let sink = scope.spawn(move || sink_records(out_ref, rec_rx, free_rec_tx, direct));
+        let sink = scope.spawn(move || match append {
+            Some(start) => sink_append(out_ref, rec_rx, free_rec_tx, start),
+            None => sink_records(out_ref, rec_rx, free_rec_tx, direct),
+        });
         let mut writer = Writer::new(spool, options.kind, rec_tx, free_rec_rx);
 
         if let Some((ranges, kind, name)) = packed.take() {
+            let restored = match resume {
+                Some(cp) => {
+                    lines = cp.lines;
+                    writer.restore(kind, *cp)
+                }
+                None => Ok(()),
+            };
             // Packed ranges are read on this thread: no text to split or parse.
-            let records_done = feed_packed(ranges, kind, &name, &mut writer, &mut lines)
+            let records_done = restored
+                .and_then(|()| feed_packed(ranges, kind, &name, &mut writer, &mut lines))
                 .and_then(|()| writer.end_records());
             writer.close_sink();
             let sums = sink.join().expect("the sink thread does not panic");
@@ -394,6 +447,14 @@ fn feed_packed(
             last = Some((hash, *lines));
             w.push(hash, count)?;
         }
+        if ranges.checkpoint_due() {
+            w.last = last;
+            if let Some(cp) = w.checkpoint(*lines)? {
+                ranges
+                    .checkpoint(cp)
+                    .map_err(|e| BuildError::Read(name.to_string(), e))?;
+            }
+        }
     }
     w.last = last;
     Ok(())
@@ -476,18 +537,147 @@ fn read_inputs(
     Ok(())
 }
 
+/// What the index writer hands the sink.
+pub(super) enum SinkMsg {
+    /// A buffer of records and the length used.
+    Records(Vec<u8>, usize),
+    /// Make every record so far durable, and answer with the block checksums completed
+    /// since the last such request and the checksum of the records after them.
+    Sync(mpsc::SyncSender<io::Result<(Vec<u64>, u64)>>),
+}
+
+/// The checksums of the records' blocks, as the records come, from file offset `at`.
+struct BlockSums {
+    at: u64,
+    block: Xxh3,
+    fill: u64,
+    sums: Vec<u64>,
+}
+
+impl BlockSums {
+    /// No records yet; the next go to offset `at`.
+    fn at(at: u64) -> BlockSums {
+        BlockSums {
+            at,
+            block: Xxh3::new(),
+            fill: 0,
+            sums: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, mut data: &[u8]) {
+        self.at += data.len() as u64;
+        while !data.is_empty() {
+            let take = ((BLOCK_SIZE - self.fill) as usize).min(data.len());
+            self.block.update(&data[..take]);
+            self.fill += take as u64;
+            if self.fill == BLOCK_SIZE {
+                self.sums.push(self.block.digest());
+                self.block.reset();
+                self.fill = 0;
+            }
+            data = &data[take..];
+        }
+    }
+
+    /// Every block's checksum, the last one partial.
+    fn finish(mut self) -> Vec<u64> {
+        if self.fill > 0 {
+            self.sums.push(self.block.digest());
+        }
+        self.sums
+    }
+}
+
+/// Checks the records an interrupted build left in `out` against its saved state `cp`
+/// (every whole block's checksum), and gives the sink's state after them.
+fn resume_records(out: &File, kind: HashKind, cp: &Checkpoint) -> Result<BlockSums, BuildError> {
+    use std::os::unix::fs::FileExt;
+    if cp.table_bits > super::format::MAX_TABLE_BITS {
+        return Err(BuildError::Resume("table bits out of range".into()));
+    }
+    let size = super::format::Params::new(kind, cp.table_bits).record_size;
+    cp.check(size)?;
+    let size = size as u64;
+    let end = cp
+        .records
+        .checked_mul(size)
+        .and_then(|b| b.checked_add(HEADER_SIZE as u64))
+        .ok_or_else(|| BuildError::Resume("record count out of range".into()))?;
+    let len = out.metadata().map_err(BuildError::Write)?.len();
+    if len < end {
+        return Err(BuildError::Resume(format!(
+            "the partial index holds {len} bytes, and its saved state says {end}"
+        )));
+    }
+    let mut sums = BlockSums::at(HEADER_SIZE as u64);
+    let mut buf = vec![0u8; 1 << 20];
+    while sums.at < end {
+        let n = (buf.len() as u64).min(end - sums.at) as usize;
+        out.read_exact_at(&mut buf[..n], sums.at)
+            .map_err(BuildError::Write)?;
+        let before = sums.sums.len();
+        sums.add(&buf[..n]);
+        for i in before..sums.sums.len() {
+            if cp.block_sums.get(i) != Some(&sums.sums[i]) {
+                return Err(BuildError::Resume(format!(
+                    "block {i} of the partial index's records differs from its saved checksum"
+                )));
+            }
+        }
+    }
+    if sums.sums.len() != cp.block_sums.len() || sums.block.digest() != cp.tail_sum {
+        return Err(BuildError::Resume(format!(
+            "block {} of the partial index's records differs from its saved checksum",
+            sums.sums.len()
+        )));
+    }
+    Ok(sums)
+}
+
+/// Checksums and appends record buffers, past the page cache where the system allows
+/// it, from where `sums` is; makes them durable when asked ([`SinkMsg::Sync`]).
+fn sink_append(
+    out: &File,
+    rx: mpsc::Receiver<SinkMsg>,
+    free: mpsc::Sender<Vec<u8>>,
+    mut sums: BlockSums,
+) -> io::Result<Vec<u64>> {
+    let mut told = sums.sums.len();
+    let mut append = crate::streams::DirectAppend::new(out.try_clone()?, sums.at)?;
+    for msg in rx.iter() {
+        match msg {
+            SinkMsg::Records(buf, len) => {
+                sums.add(&buf[..len]);
+                append.append(&buf[..len])?;
+                let _ = free.send(buf);
+            }
+            SinkMsg::Sync(reply) => {
+                if let Err(e) = append.sync() {
+                    let _ = reply.send(Err(io::Error::new(e.kind(), e.to_string())));
+                    return Err(e);
+                }
+                let _ = reply.send(Ok((sums.sums[told..].to_vec(), sums.block.digest())));
+                told = sums.sums.len();
+            }
+        }
+    }
+    append.sync()?;
+    // What follows the records has any length: written through the page cache.
+    crate::streams::direct_io_off(append.file());
+    Ok(sums.finish())
+}
+
 /// Checksums and writes record buffers in 2 MiB-aligned pieces (so that the built index
 /// sits in the page cache in huge folios: see [`ChunkWriter`]), starting writeback
 /// every 64 MiB.
 fn sink_records(
     out: &mut File,
-    rx: mpsc::Receiver<(Vec<u8>, usize)>,
+    rx: mpsc::Receiver<SinkMsg>,
     free: mpsc::Sender<Vec<u8>>,
     direct: bool,
 ) -> io::Result<Vec<u64>> {
-    let mut block = Xxh3::new();
-    let mut fill = 0u64;
-    let mut sums = Vec::new();
+    let mut sums = BlockSums::at(HEADER_SIZE as u64);
     let mut started = 0u64;
     let direct = direct && direct_records(out);
     let mut chunks = if direct {
@@ -495,19 +685,16 @@ fn sink_records(
     } else {
         ChunkWriter::new(&mut *out, HEADER_SIZE as u64)
     };
-    for (buf, len) in rx.iter() {
-        let mut data = &buf[..len];
-        while !data.is_empty() {
-            let take = ((BLOCK_SIZE - fill) as usize).min(data.len());
-            block.update(&data[..take]);
-            fill += take as u64;
-            if fill == BLOCK_SIZE {
-                sums.push(block.digest());
-                block.reset();
-                fill = 0;
+    for msg in rx.iter() {
+        let (buf, len) = match msg {
+            SinkMsg::Records(buf, len) => (buf, len),
+            SinkMsg::Sync(reply) => {
+                let e = || io::Error::other("only packed ranges are built with checkpoints");
+                let _ = reply.send(Err(e()));
+                return Err(e());
             }
-            data = &data[take..];
-        }
+        };
+        sums.add(&buf[..len]);
         chunks.write_all(&buf[..len])?;
         if chunks.position() - started >= WRITEBACK_STEP {
             // What has reached the file: the writer may still hold up to 2 MiB.
@@ -522,10 +709,7 @@ fn sink_records(
         crate::streams::direct_io_off(chunks.get_ref());
     }
     chunks.flush()?;
-    if fill > 0 {
-        sums.push(block.digest());
-    }
-    Ok(sums)
+    Ok(sums.finish())
 }
 
 const WRITEBACK_STEP: u64 = 64 << 20;

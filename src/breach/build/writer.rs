@@ -1,7 +1,8 @@
 //! The index writer: records packed as they come, the bucket table filled as buckets
 //! are passed, then the sections after the records and the header.
 
-use super::BuildError;
+use super::checkpoint::Checkpoint;
+use super::{BuildError, SinkMsg};
 use crate::breach::HashKind;
 use crate::breach::format::{
     ESTIMATE_RECORDS, GROUP_BITS, HEADER_SIZE, Header, OVERFLOW_ENTRY, Params, Wide, align,
@@ -27,7 +28,7 @@ pub(super) struct Writer {
     /// Record bytes not yet handed to the sink.
     pub(super) buf: Vec<u8>,
     pub(super) buf_len: usize,
-    pub(super) sink: Option<mpsc::SyncSender<(Vec<u8>, usize)>>,
+    pub(super) sink: Option<mpsc::SyncSender<SinkMsg>>,
     pub(super) free: mpsc::Receiver<Vec<u8>>,
     pub(super) overflow: BufWriter<File>,
     pub(super) overflow_entries: u64,
@@ -37,6 +38,9 @@ pub(super) struct Writer {
     pub(super) next_bucket: u64,
     /// The ranges the records fall in.
     pub(super) coverage: crate::breach::coverage::Coverage,
+    /// The lengths of `bases` and `offsets` and the overflow entries at the last
+    /// checkpoint.
+    saved: (usize, usize, u64),
 }
 
 const RECORD_BUF: usize = 1 << 20;
@@ -45,7 +49,7 @@ impl Writer {
     pub(super) fn new(
         spool: File,
         kind: Option<HashKind>,
-        sink: mpsc::SyncSender<(Vec<u8>, usize)>,
+        sink: mpsc::SyncSender<SinkMsg>,
         free: mpsc::Receiver<Vec<u8>>,
     ) -> Writer {
         Writer {
@@ -67,6 +71,7 @@ impl Writer {
             bases: Vec::new(),
             next_bucket: 0,
             coverage: crate::breach::coverage::Coverage::default(),
+            saved: (0, 0, 0),
         }
     }
 
@@ -166,13 +171,85 @@ impl Writer {
             .unwrap_or_else(|_| vec![0u8; RECORD_BUF]);
         let full = std::mem::replace(&mut self.buf, next);
         let sink = self.sink.as_ref().expect("open until the records end");
-        if sink.send((full, self.buf_len)).is_err() {
+        if sink.send(SinkMsg::Records(full, self.buf_len)).is_err() {
             // The sink stopped on a write error, which it reports.
             return Err(BuildError::Write(io::Error::other(
                 "the index writer stopped",
             )));
         }
         self.buf_len = 0;
+        Ok(())
+    }
+
+    /// The state after the records pushed so far, once they are all in the file and
+    /// durable (`None` while the parameters are not yet chosen: the first records are
+    /// still held). Its lists hold what was added since the previous checkpoint.
+    pub(super) fn checkpoint(&mut self, lines: u64) -> Result<Option<Checkpoint>, BuildError> {
+        let Some(p) = self.params else {
+            return Ok(None);
+        };
+        self.flush_records()?;
+        let (tx, rx) = mpsc::sync_channel(1);
+        let stopped = || BuildError::Write(io::Error::other("the index writer stopped"));
+        let sink = self.sink.as_ref().expect("open until the records end");
+        sink.send(SinkMsg::Sync(tx)).map_err(|_| stopped())?;
+        let (block_sums, tail_sum) = rx
+            .recv()
+            .map_err(|_| stopped())?
+            .map_err(BuildError::Write)?;
+        self.overflow.flush().map_err(BuildError::Write)?;
+        let (bases, offsets, overflow_at) = self.saved;
+        let mut overflow =
+            vec![0u8; ((self.overflow_entries - overflow_at) as usize) * OVERFLOW_ENTRY];
+        {
+            use std::os::unix::fs::FileExt;
+            self.overflow
+                .get_ref()
+                .read_exact_at(&mut overflow, overflow_at * OVERFLOW_ENTRY as u64)
+                .map_err(BuildError::Write)?;
+        }
+        let cp = Checkpoint {
+            table_bits: p.table_bits,
+            records: self.records,
+            padding: self.padding,
+            max_count: self.max_count,
+            total_count: self.total_count,
+            next_bucket: self.next_bucket,
+            lines,
+            last: self.last,
+            coverage: self.coverage,
+            bases: self.bases[bases..].to_vec(),
+            offsets: self.offsets[offsets..].to_vec(),
+            block_sums,
+            tail_sum,
+            overflow,
+        };
+        self.saved = (self.bases.len(), self.offsets.len(), self.overflow_entries);
+        Ok(Some(cp))
+    }
+
+    /// Takes up the state `cp` (whole, and checked: [`Checkpoint::check`]) of a build of
+    /// `kind` hashes whose records are already in the file.
+    pub(super) fn restore(&mut self, kind: HashKind, cp: Checkpoint) -> Result<(), BuildError> {
+        let params = Params::new(kind, cp.table_bits);
+        self.kind = Some(kind);
+        self.params = Some(params);
+        self.records = cp.records;
+        self.padding = cp.padding;
+        self.max_count = cp.max_count;
+        self.total_count = cp.total_count;
+        self.next_bucket = cp.next_bucket;
+        self.last = cp.last;
+        self.coverage = cp.coverage;
+        self.offsets = Vec::with_capacity(params.buckets() as usize + 1);
+        self.offsets.extend_from_slice(&cp.offsets);
+        self.bases = Vec::with_capacity(params.groups() as usize);
+        self.bases.extend_from_slice(&cp.bases);
+        self.overflow
+            .write_all(&cp.overflow)
+            .map_err(BuildError::Write)?;
+        self.overflow_entries = (cp.overflow.len() / OVERFLOW_ENTRY) as u64;
+        self.saved = (self.bases.len(), self.offsets.len(), self.overflow_entries);
         Ok(())
     }
 
@@ -206,6 +283,8 @@ impl Writer {
         debug_assert_eq!(self.bases.len() as u64, p.groups());
         let records_at = (HEADER_SIZE as u64, self.records * p.record_size as u64);
         let mut at = records_at.0 + records_at.1;
+        // The records may have been written at offsets (not through the position).
+        file.seek(SeekFrom::Start(at)).map_err(BuildError::Write)?;
         let mut out = ChunkWriter::new(&mut *file, at);
 
         // Overflow: copy the spool.

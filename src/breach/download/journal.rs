@@ -46,7 +46,7 @@ pub enum JournalError {
     #[error("{0}: another download into the same index is running (it holds this journal)")]
     Busy(PathBuf),
     /// The journal belongs to another download.
-    #[error("{path}: the journal of an interrupted download of {what}")]
+    #[error("{path}: kept by an interrupted download of {what}")]
     Mismatch {
         /// The journal.
         path: PathBuf,
@@ -59,10 +59,15 @@ pub enum JournalError {
 pub struct Replay {
     path: PathBuf,
     reader: Option<BufReader<File>>,
+    header_len: u64,
     /// The end of the last good entry.
     good_end: u64,
-    /// The prefix the next entry must have.
-    next: u32,
+    /// The first range to give back (those before it are in the index already).
+    from: u32,
+    /// The prefix the next entry must have (`None` before the first).
+    next: Option<u32>,
+    /// An entry was given back.
+    given: bool,
     /// The good end was reached.
     done: bool,
 }
@@ -72,11 +77,12 @@ pub struct Replay {
 pub struct Appender {
     path: PathBuf,
     file: crate::streams::DirectAppend,
+    header_len: u64,
     next: u32,
 }
 
-fn header(kind: HashKind, source: &str) -> Vec<u8> {
-    let mut h = MAGIC.to_vec();
+pub(super) fn header(magic: &[u8; 8], kind: HashKind, source: &str) -> Vec<u8> {
+    let mut h = magic.to_vec();
     h.extend_from_slice(&[kind.code(), 0, 0, 0]);
     h.extend_from_slice(&(source.len() as u32).to_le_bytes());
     h.extend_from_slice(source.as_bytes());
@@ -85,22 +91,26 @@ fn header(kind: HashKind, source: &str) -> Vec<u8> {
     h
 }
 
-/// Opens the journal at `path` for a download of `kind` from `source`: an existing one
-/// of the same download is read back; none is created empty. A journal of another
-/// download (kind or source) is an error: nothing is mixed.
-pub fn open(path: &Path, kind: HashKind, source: &str) -> Result<Replay, JournalError> {
+/// Checks that `file` starts with the header `magic` gives for a download of `kind` from
+/// `source`, writing it when the file is empty or holds only the start of it (a crash
+/// right after the file was made); its length. A file of another download (kind or
+/// source) or of something else is an error: nothing is mixed.
+pub(super) fn check_header(
+    file: &mut File,
+    path: &Path,
+    magic: &[u8; 8],
+    kind: HashKind,
+    source: &str,
+) -> Result<u64, JournalError> {
     let io_err = |e| JournalError::Io(path.to_path_buf(), e);
-    let want = header(kind, source);
-    let mut file = open_locked(path)?;
+    let want = header(magic, kind, source);
     file.seek(SeekFrom::Start(0)).map_err(io_err)?;
     let mut got = Vec::with_capacity(want.len());
-    (&mut file)
+    (&mut *file)
         .take(want.len() as u64)
         .read_to_end(&mut got)
         .map_err(io_err)?;
     if got.len() < want.len() && want.starts_with(&got) {
-        // A header cut off by a crash right after the journal was created: no range
-        // was journaled yet.
         file.set_len(0).map_err(io_err)?;
         file.seek(SeekFrom::Start(0)).map_err(io_err)?;
         file.write_all(&want).map_err(io_err)?;
@@ -109,22 +119,35 @@ pub fn open(path: &Path, kind: HashKind, source: &str) -> Result<Replay, Journal
         let mut start = [0u8; 12];
         file.seek(SeekFrom::Start(0)).map_err(io_err)?;
         let what = match file.read_exact(&mut start) {
-            Ok(()) if &start[..8] == MAGIC => match HashKind::from_code(start[8]) {
+            Ok(()) if &start[..8] == magic => match HashKind::from_code(start[8]) {
                 Some(k) if k != kind => format!("{} hashes", k.name()),
                 _ => "another source".to_string(),
             },
-            _ => "something else (not a veilkit download journal)".to_string(),
+            _ => "something else (not a file of a veilkit download)".to_string(),
         };
         return Err(JournalError::Mismatch {
             path: path.to_path_buf(),
             what,
         });
     }
+    Ok(want.len() as u64)
+}
+
+/// Opens the journal at `path` for a download of `kind` from `source`: an existing one
+/// of the same download is read back (from range 0, or [`Replay::set_from`]); none is
+/// created empty. A journal of another download (kind or source) is an error: nothing
+/// is mixed.
+pub fn open(path: &Path, kind: HashKind, source: &str) -> Result<Replay, JournalError> {
+    let mut file = open_locked(path)?;
+    let header_len = check_header(&mut file, path, MAGIC, kind, source)?;
     Ok(Replay {
         path: path.to_path_buf(),
         reader: Some(BufReader::with_capacity(1 << 20, file)),
-        good_end: want.len() as u64,
-        next: 0,
+        header_len,
+        good_end: header_len,
+        from: 0,
+        next: None,
+        given: false,
         done: false,
     })
 }
@@ -181,50 +204,72 @@ fn open_locked(path: &Path) -> Result<File, JournalError> {
 }
 
 impl Replay {
-    /// The next completed range, or `None` at the journal's (good) end.
+    /// Reads back from range `from` on (before the first [`Replay::next_entry`]): the
+    /// index holds every range before it (its saved state says so). A journal whose
+    /// first range comes after `from` does not continue that state, and is refused.
+    pub fn set_from(&mut self, from: u32) {
+        self.from = from;
+    }
+
+    /// The next completed range from `from` on, or `None` at the journal's (good) end.
     pub fn next_entry(&mut self) -> Result<Option<Entry>, JournalError> {
-        let Some(r) = self.reader.as_mut().filter(|_| !self.done) else {
-            return Ok(None);
-        };
-        match read_entry(r, self.next) {
-            Ok(Some((entry, len))) => {
-                self.good_end += len;
-                self.next += 1;
-                Ok(Some(entry))
+        loop {
+            let Some(r) = self.reader.as_mut().filter(|_| !self.done) else {
+                return Ok(None);
+            };
+            match read_entry(r, self.next) {
+                Ok(Some((entry, len))) => {
+                    if self.next.is_none() && entry.prefix > self.from {
+                        return Err(JournalError::Mismatch {
+                            path: self.path.clone(),
+                            what: format!(
+                                "the ranges from {:05X} on, which does not continue the partial index (its saved state ends at {:05X})",
+                                entry.prefix, self.from
+                            ),
+                        });
+                    }
+                    self.good_end += len;
+                    self.next = Some(entry.prefix + 1);
+                    if entry.prefix >= self.from {
+                        self.given = true;
+                        return Ok(Some(entry));
+                    }
+                }
+                Ok(None) => {
+                    self.done = true;
+                    return Ok(None);
+                }
+                Err(e) => return Err(JournalError::Io(self.path.clone(), e)),
             }
-            Ok(None) => {
-                self.done = true;
-                Ok(None)
-            }
-            Err(e) => Err(JournalError::Io(self.path.clone(), e)),
         }
     }
 
-    /// The number of completed ranges read so far.
-    pub fn completed(&self) -> u32 {
-        self.next
-    }
-
-    /// Cuts the journal after its last good entry and opens it for appending.
+    /// Cuts the journal after its last good entry and opens it for appending (when it
+    /// gave back no range, it is emptied, to continue from `from`).
     pub fn into_appender(self) -> Result<Appender, JournalError> {
         let io_err = |e| JournalError::Io(self.path.clone(), e);
         let file = self
             .reader
             .expect("the reader is kept until here")
             .into_inner();
-        file.set_len(self.good_end).map_err(io_err)?;
-        let file = crate::streams::DirectAppend::new(file, self.good_end).map_err(io_err)?;
+        let (end, next) = match self.next {
+            Some(next) if self.given => (self.good_end, next),
+            _ => (self.header_len, self.from),
+        };
+        file.set_len(end).map_err(io_err)?;
+        let file = crate::streams::DirectAppend::new(file, end).map_err(io_err)?;
         Ok(Appender {
             path: self.path,
             file,
-            next: self.next,
+            header_len: self.header_len,
+            next,
         })
     }
 }
 
-/// Reads one entry that must have prefix `want`: the entry and its length, or `None`
-/// where the journal ends or its next bytes are not a good entry.
-fn read_entry(r: &mut impl Read, want: u32) -> io::Result<Option<(Entry, u64)>> {
+/// Reads one entry that must have prefix `want` (any, for the first): the entry and its
+/// length, or `None` where the journal ends or its next bytes are not a good entry.
+fn read_entry(r: &mut impl Read, want: Option<u32>) -> io::Result<Option<(Entry, u64)>> {
     let mut head = [0u8; 12];
     if !read_full(r, &mut head)? {
         return Ok(None);
@@ -233,7 +278,11 @@ fn read_entry(r: &mut impl Read, want: u32) -> io::Result<Option<(Entry, u64)>> 
     let packed_len = u32::from_le_bytes(head[4..8].try_into().expect("4")) as usize;
     let etag_len = usize::from(u16::from_le_bytes([head[8], head[9]]));
     let lm_len = usize::from(u16::from_le_bytes([head[10], head[11]]));
-    if prefix != want || packed_len > MAX_BODY || etag_len > MAX_VALIDATOR || lm_len > MAX_VALIDATOR
+    if want.is_some_and(|w| prefix != w)
+        || prefix >= super::super::ranges::PREFIXES
+        || packed_len > MAX_BODY
+        || etag_len > MAX_VALIDATOR
+        || lm_len > MAX_VALIDATOR
     {
         return Ok(None);
     }
@@ -326,6 +375,19 @@ impl Appender {
         self.file
             .sync()
             .map_err(|e| JournalError::Io(self.path.clone(), e))
+    }
+
+    /// Empties the journal, once the index holds every range it has (its saved state
+    /// is durable): the next entry is range `next`'s.
+    pub fn restart(&mut self, next: u32) -> Result<(), JournalError> {
+        let io_err = |e| JournalError::Io(self.path.clone(), e);
+        let file = self.file.file().try_clone().map_err(io_err)?;
+        // The partial block is read back through the page cache (an unaligned read).
+        crate::streams::direct_io_off(&file);
+        file.set_len(self.header_len).map_err(io_err)?;
+        self.file = crate::streams::DirectAppend::new(file, self.header_len).map_err(io_err)?;
+        self.next = next;
+        Ok(())
     }
 }
 
@@ -444,7 +506,7 @@ mod tests {
             std::fs::write(&path, &b).unwrap();
             let Ok(mut r) = open(&path, HashKind::Sha1, "src") else {
                 // Only a damaged header is refused.
-                proptest::prop_assert!(i < header(HashKind::Sha1, "src").len());
+                proptest::prop_assert!(i < header(MAGIC, HashKind::Sha1, "src").len());
                 return Ok(());
             };
             let mut got = Vec::new();
@@ -463,6 +525,55 @@ mod tests {
         }
     }
 
+    /// Read back from a saved state's range: the entries before it are skipped; a
+    /// journal emptied at a checkpoint continues from it; one that starts after the
+    /// saved state is refused.
+    #[test]
+    fn a_journal_is_read_back_from_the_saved_states_range_and_restarts_at_checkpoints() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let full = write_entries(&path, 5);
+        let from = |from: u32| {
+            let mut r = open(&path, HashKind::Sha1, "src").unwrap();
+            r.set_from(from);
+            let mut got = Vec::new();
+            while let Some(e) = r.next_entry().unwrap() {
+                got.push(e);
+            }
+            (got, r.into_appender().unwrap())
+        };
+        let (got, a) = from(3);
+        assert_eq!(got, vec![entry(3), entry(4)]);
+        assert_eq!(a.next(), 5);
+        drop(a);
+        assert_eq!(std::fs::read(&path).unwrap(), full, "kept whole");
+        // A state past every entry: the journal is emptied, to continue from there.
+        let (got, mut a) = from(7);
+        assert!(got.is_empty());
+        assert_eq!(a.next(), 7);
+        a.append(&entry(7)).unwrap();
+        a.append(&entry(8)).unwrap();
+        // A checkpoint after range 8: emptied again, continuing from 9.
+        a.restart(9).unwrap();
+        a.append(&entry(9)).unwrap();
+        a.sync().unwrap();
+        drop(a);
+        let header_len = header(MAGIC, HashKind::Sha1, "src").len();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            [&full[..header_len], &encode(&entry(9))[..]].concat()
+        );
+        let (got, a) = from(9);
+        assert_eq!(got, vec![entry(9)]);
+        assert_eq!(a.next(), 10);
+        drop(a);
+        // Read back from an earlier range than it starts at: refused.
+        let mut r = open(&path, HashKind::Sha1, "src").unwrap();
+        r.set_from(4);
+        let e = r.next_entry().err().unwrap();
+        assert!(e.to_string().contains("does not continue"), "{e}");
+    }
+
     #[test]
     fn a_journal_of_another_download_is_refused() {
         let dir = tempfile::tempdir().unwrap();
@@ -475,7 +586,7 @@ mod tests {
         std::fs::write(&path, b"hello").unwrap();
         let e = open(&path, HashKind::Sha1, "src").err().unwrap();
         assert!(
-            e.to_string().contains("not a veilkit download journal"),
+            e.to_string().contains("not a file of a veilkit download"),
             "{e}"
         );
     }

@@ -16,6 +16,7 @@ pub mod decode;
 pub mod fetch;
 pub mod inbox;
 pub mod journal;
+pub mod state;
 pub mod validators;
 
 #[cfg(test)]
@@ -89,6 +90,12 @@ pub struct Plan<'a> {
     /// The journal (kept on failure, for the rerun; the caller removes it once the
     /// index is committed).
     pub journal: &'a Path,
+    /// The saved state of the index being written (kept on failure, with the index
+    /// file, for the rerun; the caller removes it once the index is committed).
+    pub state: &'a Path,
+    /// Ranges between checkpoints of the index being written ([`CHECKPOINT_EVERY`];
+    /// fewer in tests): the journal holds at most this many ranges.
+    pub checkpoint_every: u32,
     /// Where the build spools large counts.
     pub spool_dir: &'a Path,
     /// Ranges `0..ranges` ([`super::ranges::PREFIXES`] for the whole data; fewer only in tests).
@@ -102,14 +109,21 @@ pub struct Plan<'a> {
     pub outlook: Option<OutlookFn<'a>>,
 }
 
+/// Ranges between two checkpoints of a download's index: 128 checkpoints in a full
+/// download, each a few seconds apart at full speed; the journal holds at most this
+/// many ranges (about 1/128 of the data).
+pub const CHECKPOINT_EVERY: u32 = 8192;
+
 /// After how many ranges (replayed or fetched) a download estimates what it will write.
 pub const OUTLOOK_AFTER: u32 = 4096;
 
-/// What a download has written and will have written by its end (before its journal is
-/// removed), estimated from its first ranges: the journal, the exact index and the
-/// validators' sidecar, each scaled from its first ranges to all of them (hashes and
-/// validators are spread evenly over the prefixes). The index is counted at the packed
-/// size of its hashes, a little above its own (about 21 bytes a SHA-1 hash against 19).
+/// What a download has written and will have written by its end (before its journal
+/// and saved state are removed), estimated from its first ranges: the exact index, the
+/// validators' sidecar and the saved state (the ranges' validators), each scaled from
+/// its first ranges to all of them (hashes and validators are spread evenly over the
+/// prefixes), and the journal, which holds the ranges since the last checkpoint (at most
+/// [`CHECKPOINT_EVERY`]). The index is counted at the packed size of its hashes, a little
+/// above its own (about 21 bytes a SHA-1 hash against 19).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outlook {
     /// Bytes written so far, about.
@@ -124,21 +138,39 @@ impl Outlook {
         self.total.saturating_sub(self.written)
     }
 
-    /// The outlook after `done` of `all` ranges that held `packed` bytes of hashes and
-    /// `validators` bytes of ETags and Last-Modified values.
-    fn of(done: u32, all: u32, packed: u64, validators: u64) -> Outlook {
-        let n = u64::from(done);
-        // Journal entry: 20 bytes of framing, the validators and the hashes; sidecar
-        // line: the prefix, two tabs and a line end beside the validators; the index:
-        // the hashes.
-        let written = (20 * n + validators + packed) + (8 * n + validators) + packed;
+    /// The outlook after `done` of `all` ranges, `journaled` of them since the last
+    /// checkpoint, that held `packed` bytes of hashes and `validators` bytes of ETags and
+    /// Last-Modified values, with a checkpoint every `every` ranges.
+    fn of(
+        done: u32,
+        journaled: u32,
+        all: u32,
+        packed: u64,
+        validators: u64,
+        every: u32,
+    ) -> Outlook {
+        let (n, all) = (u128::from(done), u128::from(all));
+        let (packed, validators) = (u128::from(packed), u128::from(validators));
+        // A journal entry: 20 bytes of framing, the validators and the hashes; a saved
+        // range: 4 bytes of framing and the validators (the table's part is small).
+        let journal = |k: u128| 20 * k + (validators + packed) * k / n.max(1);
+        let state = |c: u128| 4 * c + validators * c / n.max(1);
+        // A sidecar line: the prefix, two tabs and a line end beside the validators; the
+        // index: the hashes.
+        let kept = (8 * n + validators) + packed;
+        let k = u128::from(journaled).min(n);
+        let written = kept + journal(k) + state(n - k);
         let total = if done == 0 {
             written
         } else {
-            (u128::from(written) * u128::from(all) / u128::from(done)).min(u128::from(u64::MAX))
-                as u64
+            let k_end = all.min(u128::from(every));
+            kept * all / n + journal(k_end) + state(all - k_end)
         };
-        Outlook { written, total }
+        let clamp = |v: u128| v.min(u128::from(u64::MAX)) as u64;
+        Outlook {
+            written: clamp(written),
+            total: clamp(total),
+        }
     }
 }
 
@@ -169,6 +201,10 @@ impl std::fmt::Debug for Previous<'_> {
 
 /// Downloads the ranges of `plan` with `fetcher` into `out`, and writes each range's
 /// validators to `validators` ([`validators`]).
+///
+/// `out` is kept on failure: with the plan's state and journal, it is what the same
+/// download run again continues from (the records its saved state vouches for, checked
+/// against their checksums first); without a saved state, it is written from scratch.
 pub fn download(
     fetcher: Fetcher,
     plan: Plan<'_>,
@@ -180,15 +216,34 @@ pub fn download(
         kind,
         parallel,
         journal: journal_path,
+        state: state_path,
+        checkpoint_every,
         spool_dir,
         ranges: end,
         previous,
         outlook,
     } = plan;
-    let replay = journal::open(journal_path, kind, fetcher.source().template())?;
-    progress.set_total(u64::from(end));
     let failure = Mutex::new(None);
-    let mut stats = Stats::default();
+    let template = fetcher.source().template().to_string();
+    // The journal's lock guards the state and the index file too.
+    let mut replay = journal::open(journal_path, kind, &template)?;
+    let mut sidecar = validators::Writer::new(validators, kind);
+    let (state, saved) = state::open(state_path, kind, &template, &mut |prefix, v| {
+        sidecar.push(&Entry {
+            prefix,
+            packed: Vec::new(),
+            etag: v.etag,
+            last_modified: v.last_modified,
+        })
+    })?;
+    let from = saved.as_ref().map_or(0, |s| s.next);
+    replay.set_from(from);
+    progress.set_total(u64::from(end));
+    progress.advance(u64::from(from));
+    let mut stats = Stats {
+        replayed: from,
+        ..Stats::default()
+    };
     let mut ranges = Ranges {
         kind,
         phase: Phase::Replay(Some(replay)),
@@ -198,10 +253,14 @@ pub fn download(
         previous,
         pending: BTreeMap::new(),
         deferred: None,
-        next: 0,
+        next: from,
         current: Vec::new(),
         failure: &failure,
-        validators: validators::Writer::new(validators, kind),
+        validators: sidecar,
+        state,
+        checkpoint_every: checkpoint_every.max(1),
+        checkpointed: from,
+        since: Vec::new(),
         progress,
         stats: &mut stats,
         last_sync: Instant::now(),
@@ -214,6 +273,7 @@ pub fn download(
             ranges: &mut ranges,
             kind,
             name: "download".into(),
+            resume: saved.map(|s| Box::new(s.build)),
         },
         out,
         BuildOptions {
@@ -276,6 +336,13 @@ struct Ranges<'a> {
     current: Vec<u8>,
     failure: &'a Mutex<Option<DownloadError>>,
     validators: validators::Writer<'a>,
+    /// The index's saved state.
+    state: state::State,
+    checkpoint_every: u32,
+    /// The range the last checkpoint ends before.
+    checkpointed: u32,
+    /// The validators of the ranges fed since the last checkpoint.
+    since: Vec<fetch::Validators>,
     progress: &'a (dyn Progress + Sync),
     stats: &'a mut Stats,
     last_sync: Instant,
@@ -416,6 +483,10 @@ impl Ranges<'_> {
         self.validators
             .push(&entry)
             .map_err(DownloadError::Validators)?;
+        self.since.push(fetch::Validators {
+            etag: entry.etag.clone(),
+            last_modified: entry.last_modified.clone(),
+        });
         self.fed_packed += entry.packed.len() as u64;
         self.fed_validators += (entry.etag.as_ref().map_or(0, String::len)
             + entry.last_modified.as_ref().map_or(0, String::len))
@@ -428,9 +499,11 @@ impl Ranges<'_> {
         {
             tell(Outlook::of(
                 self.next,
+                self.next - self.checkpointed,
                 self.end,
                 self.fed_packed,
                 self.fed_validators,
+                self.checkpoint_every,
             ));
         }
         Ok(())
@@ -501,6 +574,31 @@ impl build::PackedRanges for Ranges<'_> {
             Ok(false) => Ok(None),
             Err(e) => Err(self.fail(e)),
         }
+    }
+
+    fn checkpoint_due(&self) -> bool {
+        // Not while the journal is read back: it is emptied at a checkpoint.
+        matches!(self.phase, Phase::Fetch { .. })
+            && self.next - self.checkpointed >= self.checkpoint_every
+    }
+
+    fn checkpoint(&mut self, cp: build::Checkpoint) -> io::Result<()> {
+        self.save(cp).map_err(|e| self.fail(e))
+    }
+}
+
+impl Ranges<'_> {
+    /// Saves checkpoint `cp`, taken after every range before `next` (the index file holds
+    /// their records, durably), then empties the journal of those ranges.
+    fn save(&mut self, cp: build::Checkpoint) -> Result<(), DownloadError> {
+        self.state.append(self.next, &cp, &self.since)?;
+        if let Phase::Fetch { journal, .. } = &mut self.phase {
+            debug_assert_eq!(journal.next(), self.next);
+            journal.restart(self.next)?;
+        }
+        self.since.clear();
+        self.checkpointed = self.next;
+        Ok(())
     }
 }
 

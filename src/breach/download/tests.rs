@@ -325,6 +325,8 @@ fn run_from(
             kind: HashKind::Sha1,
             parallel: 8,
             journal: &dir.join("journal"),
+            state: &dir.join("state"),
+            checkpoint_every: super::CHECKPOINT_EVERY,
             spool_dir: dir,
             ranges: RANGES,
             previous: None,
@@ -374,12 +376,24 @@ fn the_outlook_counts_what_the_download_wrote() {
 /// The outlook scales what the first ranges wrote to all of them.
 #[test]
 fn the_outlook_scales_the_first_ranges_to_all() {
-    let o = super::Outlook::of(4096, 1 << 20, 1_000_000, 50_000);
+    let o = super::Outlook::of(4096, 4096, 1 << 20, 1_000_000, 50_000, 8192);
     let written = 28 * 4096 + 2 * 50_000 + 2 * 1_000_000;
     assert_eq!(o.written, written);
-    assert_eq!(o.total, written * 256);
-    assert_eq!(o.more(), written * 255);
-    let none = super::Outlook::of(0, 1 << 20, 0, 0);
+    // The index and sidecar scaled; the journal of at most 8192 ranges; the state of the
+    // rest.
+    let kept = 8 * 4096 + 50_000 + 1_000_000;
+    let journal = 20 * 8192 + 1_050_000 * 2;
+    let saved = 4 * ((1 << 20) - 8192) + 50_000 * 254;
+    assert_eq!(o.total, kept * 256 + journal + saved);
+    assert_eq!(o.more(), o.total - written);
+    // Past a checkpoint: the journal holds only the ranges since.
+    let later = super::Outlook::of(4096, 96, 1 << 20, 1_000_000, 50_000, 4000);
+    let journal = 20 * 96 + 1_050_000 * 96 / 4096;
+    assert_eq!(
+        later.written,
+        kept + journal + 4 * 4000 + 50_000 * 4000 / 4096
+    );
+    let none = super::Outlook::of(0, 0, 1 << 20, 0, 0, 8192);
     assert_eq!((none.written, none.total), (0, 0));
 }
 
@@ -563,6 +577,7 @@ fn an_update_fetches_only_changed_ranges_and_gives_the_build_of_the_new_data() {
     let server = Server::start(bodies.clone(), Arc::new(|_, _| Fault::None));
     let old = run(&server, dir.path(), 0).unwrap();
     std::fs::remove_file(dir.path().join("journal")).unwrap();
+    std::fs::remove_file(dir.path().join("state")).unwrap();
     let old_path = dir.path().join("old.idx");
     std::fs::write(&old_path, &old).unwrap();
     assert!(old == reference(&dump, dir.path()));
@@ -613,6 +628,8 @@ fn an_update_fetches_only_changed_ranges_and_gives_the_build_of_the_new_data() {
             kind: HashKind::Sha1,
             parallel: 4,
             journal: &dir.path().join("journal"),
+            state: &dir.path().join("state"),
+            checkpoint_every: 7,
             spool_dir: dir.path(),
             ranges: RANGES,
             previous: Some(super::Previous {

@@ -104,6 +104,11 @@ pub struct WireArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "zstd,gzip",
           value_parser = parse_coding)]
     pub accept_encoding: Vec<Encoding>,
+
+    /// Ranges between two checkpoints of the index being written (for tests).
+    #[arg(long, value_name = "N", hide = true, default_value_t = download::CHECKPOINT_EVERY,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub checkpoint_every: u32,
 }
 
 /// One coding of `--accept-encoding`.
@@ -168,13 +173,71 @@ pub struct Args {
     pub force: bool,
 }
 
-/// The journal of a download into `output`: `.NAME.download` beside it.
-pub fn journal_path(output: &Path) -> PathBuf {
-    let name = output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    output.with_file_name(format!(".{name}.download"))
+/// What an interrupted download into an index keeps beside it for the rerun, removed
+/// once the index is committed: its journal (`.NAME.download`), the saved state of the
+/// index being written (`.NAME.download-state`) and that index (`.NAME.download-index`).
+pub struct Kept {
+    /// The journal.
+    pub journal: PathBuf,
+    /// The saved state.
+    pub state: PathBuf,
+    /// The exact index being written.
+    pub index: PathBuf,
+}
+
+impl Kept {
+    /// The files of a download into `output`.
+    pub fn of(output: &Path) -> Kept {
+        let name = output
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let beside = |suffix: &str| output.with_file_name(format!(".{name}.download{suffix}"));
+        Kept {
+            journal: beside(""),
+            state: beside("-state"),
+            index: beside("-index"),
+        }
+    }
+
+    /// The index being written, opened (made when there is none) without changing it:
+    /// the download locks its journal before it writes anything.
+    pub fn open_index(&self) -> anyhow::Result<std::fs::File> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&self.index)
+            .with_context(|| display_path(&self.index))?;
+        let meta = file.metadata().with_context(|| display_path(&self.index))?;
+        if !meta.is_file() {
+            anyhow::bail!("{}: not a regular file", display_path(&self.index));
+        }
+        Ok(file)
+    }
+
+    /// Removes what is left, once the index is committed.
+    pub fn remove(&self) -> anyhow::Result<()> {
+        for path in [&self.index, &self.state, &self.journal] {
+            match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(e).with_context(|| {
+                        format!("{}: removing what the download kept", path.display())
+                    });
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a rerun has something to continue from.
+    fn any(&self) -> bool {
+        [&self.journal, &self.state]
+            .iter()
+            .any(|p| p.metadata().is_ok_and(|m| m.is_file() && m.len() > 0))
+    }
 }
 
 /// The validators' sidecar of an index: `INDEX.validators`.
@@ -230,8 +293,8 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             ..NewFile::default()
         },
     )?;
-    let dir = crate::streams::parent_dir(&args.output).to_path_buf();
-    let journal = journal_path(&args.output);
+    let dir = crate::streams::parent_dir(out.path()).to_path_buf();
+    let kept = Kept::of(out.path());
     let exact = args.tier == TierArg::Exact;
     // The sidecar is written beside the index, committed after it.
     let mut sidecar = if exact {
@@ -248,14 +311,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     };
     let mut discard = std::io::sink();
     let bar = Bar::ranges(global, "ranges");
-    let mut temp;
-    let target: &mut std::fs::File = if exact {
-        out.file_mut().context("index")?
-    } else {
-        temp = tempfile::tempfile_in(&dir)
-            .with_context(|| format!("{}: temporary index", dir.display()))?;
-        &mut temp
-    };
+    let mut target = kept.open_index()?;
     let check = space_check(&dir, &args.output, &bar);
     let stats = {
         let sink: &mut (dyn std::io::Write + Send) = match sidecar.as_mut() {
@@ -267,25 +323,29 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             download::Plan {
                 kind,
                 parallel: args.wire.parallel as usize,
-                journal: &journal,
+                journal: &kept.journal,
+                state: &kept.state,
+                checkpoint_every: args.wire.checkpoint_every,
                 spool_dir: &dir,
                 ranges: crate::breach::ranges::PREFIXES,
                 previous: None,
                 outlook: Some(download::OutlookFn(&check)),
             },
-            target,
+            &mut target,
             sink,
             &bar,
         )
     };
     bar.finish();
-    let stats = stats.map_err(|e| explain(e, &journal, &args.output))?;
+    let stats = stats.map_err(|e| explain(e, &kept, &args.output))?;
     let summary = stats.build.as_ref().expect("a finished download has built");
     let fetch_secs = started.elapsed().as_secs_f64();
     if exact {
-        out.commit().with_context(|| display_path(&args.output))?;
+        drop(target);
+        out.commit_file(&kept.index)
+            .with_context(|| display_path(&args.output))?;
     } else {
-        let index = Index::open_file(target).context("temporary index")?;
+        let index = Index::open_file(&target).context("temporary index")?;
         convert(global, &index, args.tier, args.threads, &mut out)?;
         out.commit().with_context(|| display_path(&args.output))?;
     }
@@ -294,15 +354,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             .and_then(|()| s.commit().map_err(std::io::Error::other))
             .with_context(|| display_path(&validators_path(&args.output)))?;
     }
-    std::fs::remove_file(&journal)
-        .or_else(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                Ok(())
-            } else {
-                Err(e)
-            }
-        })
-        .with_context(|| format!("{}: removing the finished journal", journal.display()))?;
+    kept.remove()?;
     warn_empty_ranges(&summary.ranges);
     info(
         global,
@@ -340,8 +392,8 @@ pub fn warn_empty_ranges(ranges: &crate::breach::coverage::Ranges) {
 /// A failed download's error, saying that the journal keeps what was done (when there
 /// is one: a journal that could not be made keeps nothing). A write that failed (a full
 /// disk) names the index `output` or its validators' sidecar.
-pub fn explain(e: DownloadError, journal: &Path, output: &Path) -> anyhow::Error {
-    let kept = journal.metadata().is_ok_and(|m| m.is_file() && m.len() > 0);
+pub fn explain(e: DownloadError, files: &Kept, output: &Path) -> anyhow::Error {
+    let kept = files.any();
     let written = match &e {
         DownloadError::Build(crate::breach::build::BuildError::Write(_)) => Some(output.into()),
         DownloadError::Validators(_) => Some(validators_path(output)),
@@ -351,25 +403,30 @@ pub fn explain(e: DownloadError, journal: &Path, output: &Path) -> anyhow::Error
         Some(path) => anyhow::Error::new(e).context(display_path(path)),
         None => anyhow::Error::new(e),
     };
+    let start_over = format!(
+        "run the command that started it, or remove {}, {} and {} to start over",
+        files.journal.display(),
+        files.state.display(),
+        files.index.display()
+    );
     match e {
-        DownloadError::Journal(download::journal::JournalError::Mismatch { .. }) => hinted(
-            e.to_string(),
-            format!(
-                "run the command that started it, or remove {} to start over",
-                journal.display()
-            ),
-        ),
+        DownloadError::Journal(download::journal::JournalError::Mismatch { .. })
+        | DownloadError::Build(crate::breach::build::BuildError::Resume(_)) => {
+            hinted(e.to_string(), start_over)
+        }
         DownloadError::Journal(download::journal::JournalError::Busy(_)) => with_hint(
             e,
-            "wait for that download to end (or stop it); the same command then continues from what it journaled",
+            "wait for that download to end (or stop it); the same command then continues from what it kept",
         ),
         // The error itself, not its text: a build's write error says why in its cause
         // (`cannot write the index: No space left on device`).
         e if kept => with_hint(
             plain(e),
             format!(
-                "the ranges completed so far are kept in {}: run the same command again to continue",
-                journal.display()
+                "the ranges completed so far are kept in {}, {} and {}: run the same command again to continue",
+                files.index.display(),
+                files.state.display(),
+                files.journal.display()
             ),
         ),
         e => plain(e),

@@ -5,9 +5,7 @@ use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
 use super::super::report::{info, warn};
 use super::super::{Global, Status};
-use super::download::{
-    WireArgs, explain, journal_path, space_check, validators_path, warn_empty_ranges,
-};
+use super::download::{Kept, WireArgs, explain, space_check, validators_path, warn_empty_ranges};
 use crate::breach::download::{self, fetch, validators};
 use crate::breach::ranges::PREFIXES;
 use anyhow::Context;
@@ -101,7 +99,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let known = Arc::new(known);
     let fetcher = args.wire.fetcher(kind)?;
     let in_place = args.output.is_none();
-    let mut out = create_output(
+    let out = create_output(
         &target,
         &[],
         NewFile {
@@ -117,8 +115,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             ..NewFile::default()
         },
     )?;
-    let dir = crate::streams::parent_dir(&target).to_path_buf();
-    let journal = journal_path(&target);
+    let dir = crate::streams::parent_dir(out.path()).to_path_buf();
+    let kept = Kept::of(out.path());
+    let mut index = kept.open_index()?;
     let bar = Bar::ranges(global, "ranges");
     let check = space_check(&dir, &target, &bar);
     let stats = download::download(
@@ -126,7 +125,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         download::Plan {
             kind,
             parallel: args.wire.parallel as usize,
-            journal: &journal,
+            journal: &kept.journal,
+            state: &kept.state,
+            checkpoint_every: args.wire.checkpoint_every,
             spool_dir: &dir,
             ranges: PREFIXES,
             previous: Some(download::Previous {
@@ -135,23 +136,20 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             }),
             outlook: Some(download::OutlookFn(&check)),
         },
-        out.file_mut().context("index")?,
+        &mut index,
         &mut new_sidecar,
         &bar,
     );
     bar.finish();
-    let stats = stats.map_err(|e| explain(e, &journal, &target))?;
+    let stats = stats.map_err(|e| explain(e, &kept, &target))?;
     let summary = stats.build.as_ref().expect("a finished update has built");
-    out.commit().with_context(|| display_path(&target))?;
+    drop(index);
+    out.commit_file(&kept.index)
+        .with_context(|| display_path(&target))?;
     validators::write_end(&mut new_sidecar, summary.header.identity())
         .and_then(|()| new_sidecar.commit().map_err(std::io::Error::other))
         .with_context(|| display_path(&validators_path(&target)))?;
-    match std::fs::remove_file(&journal) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            return Err(e).with_context(|| format!("{}: removing the journal", journal.display()));
-        }
-        _ => {}
-    }
+    kept.remove()?;
     warn_empty_ranges(&summary.ranges);
     let secs = started.elapsed().as_secs_f64();
     let c = stats.change;
