@@ -1,6 +1,6 @@
 //! `veilkit breach download` through the real binary, from a real `veilkit breach serve`
 //! on loopback (HTTPS with a test CA given by --cacert): all 1,048,576 ranges, killed with
-//! SIGKILL midway and run again.
+//! SIGKILL midway (past its first checkpoints) and run again.
 
 use super::breach::build_from;
 use super::common::*;
@@ -8,10 +8,14 @@ use super::serve::{Server, tls_fixture};
 use super::tiers::password_dump;
 use std::time::{Duration, Instant};
 
+/// Hashes of the killed download: over 65,536, so that the index is checkpointed (from
+/// about two thirds of the ranges on, with a checkpoint every 4096 ranges).
+const KILLED: usize = 100_000;
+
 #[test]
 fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
     let dir = tempfile::tempdir().unwrap();
-    let reference = build_from(dir.path(), "ref", &password_dump(20_000));
+    let reference = build_from(dir.path(), "ref", &password_dump(KILLED));
     // Over HTTPS, with the test CA given by --cacert as curl users give it.
     let cert = tls_fixture("server.pem");
     let key = tls_fixture("server.key");
@@ -27,9 +31,12 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
     assert!(server.url.starts_with("https://"));
     let out = dir.path().join("hibp.idx");
     let journal = dir.path().join(".hibp.idx.download");
+    let state = dir.path().join(".hibp.idx.download-state");
+    let partial = dir.path().join(".hibp.idx.download-index");
     let download = || {
         let mut cmd = std_veilkit();
-        cmd.args(["-q", "breach", "download", "--parallel", "16", "--source"])
+        cmd.args(["-q", "breach", "download", "--parallel", "16"])
+            .args(["--checkpoint-every", "4096", "--source"])
             .arg(&server.url)
             .arg("--cacert")
             .arg(tls_fixture("ca.pem"))
@@ -53,15 +60,21 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
         String::from_utf8_lossy(&untrusted.stderr)
     );
     assert!(!out.exists());
-    let _ = std::fs::remove_file(&journal);
+    for kept in [&journal, &state, &partial] {
+        let _ = std::fs::remove_file(kept);
+    }
 
-    // Killed once the journal holds some ranges: nothing under the output's name.
+    // Killed once the index is checkpointed and the journal holds ranges since: nothing
+    // under the output's name.
     let mut child = download().spawn().unwrap();
     let started = Instant::now();
-    while std::fs::metadata(&journal).map_or(0, |m| m.len()) < 200_000 {
+    // (The first checkpoint holds the validators of every range before it, megabytes;
+    // after it the journal is emptied, and holds at most 4096 ranges, a few hundred KB.)
+    let len = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    while len(&state) < 1_000_000 || !(20_000..1_000_000).contains(&len(&journal)) {
         assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "the journal did not grow"
+            started.elapsed() < Duration::from_secs(240),
+            "no checkpoint"
         );
         assert!(child.try_wait().unwrap().is_none(), "finished too early");
         std::thread::sleep(Duration::from_millis(20));
@@ -72,12 +85,21 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
     let kept = std::fs::metadata(&journal).unwrap().len();
     let kept_copy = dir.path().join("kept.journal");
     std::fs::copy(&journal, &kept_copy).unwrap();
+    let state_copy = dir.path().join("kept.state");
+    std::fs::copy(&state, &state_copy).unwrap();
+    // The journal holds the ranges since the last checkpoint, not every range: far less
+    // than the index being written.
+    let index_len = std::fs::metadata(&partial).unwrap().len();
+    assert!(
+        index_len > 1_000_000 && kept < index_len / 3,
+        "journal {kept}, index {index_len}"
+    );
 
     // The rerun continues, and the result is the build of the same data. The disk has
     // room for it: no warning of that; the one warning says that the source holds only
     // part of the Pwned Passwords data (which has no empty range).
     let rerun = run_ok(&mut download());
-    let (empty, first) = empty_ranges(&password_dump(20_000));
+    let (empty, first) = empty_ranges(&password_dump(KILLED));
     assert_eq!(
         stderr_of(&rerun),
         format!(
@@ -88,24 +110,47 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
         std::fs::read(&out).unwrap(),
         std::fs::read(&reference).unwrap()
     );
-    assert!(
-        !journal.exists(),
-        "the journal outlived the download ({kept} bytes)"
-    );
+    for kept in [&journal, &state, &partial] {
+        assert!(!kept.exists(), "{} outlived the download", kept.display());
+    }
     let sidecar = std::fs::read_to_string(dir.path().join("hibp.idx.validators")).unwrap();
     assert_eq!(sidecar.lines().count(), 1_048_576 + 2);
     assert!(sidecar.starts_with("# veilkit range validators 1 sha1\n00000\t"));
     assert!(sidecar.lines().last().unwrap().starts_with("# index "));
-    // The journal of the killed run and the sidecar, read by the reference written from
-    // docs/BREACH-FORMAT.md alone: the journal holds the first ranges' hashes, each
-    // with the ETag the server derives from its body; the sidecar names the index's
-    // identity and agrees with the journal.
+    // The journal and state of the killed run and the sidecar, read by the reference
+    // written from docs/BREACH-FORMAT.md alone: the state's checkpoints are the start of
+    // the finished index (table, block checksums, overflow, the records after the last
+    // whole block) and their ranges' validators the sidecar's; the journal holds the
+    // hashes of the ranges after the last checkpoint, each with the ETag the server
+    // derives from its body; the sidecar names the index's identity and agrees with the
+    // journal.
     if let Some(python) = super::references::python_with_xxhash() {
         use super::references::run;
+        let sidecar = dir.path().join("hibp.idx.validators");
+        let checked = run(
+            &python,
+            "download_journal.py",
+            &[
+                "--validators".as_ref(),
+                sidecar.as_os_str(),
+                "--index".as_ref(),
+                out.as_os_str(),
+                "--state".as_ref(),
+                state_copy.as_os_str(),
+            ],
+        );
+        let checked = String::from_utf8(checked).unwrap();
+        let ranges = checked.lines().nth(1).unwrap_or_default();
+        let last = ranges
+            .split(", ranges 0 to ")
+            .nth(1)
+            .and_then(|r| r.split(',').next())
+            .unwrap_or_else(|| panic!("{checked}"));
         let held = run(&python, "download_journal.py", &[kept_copy.as_os_str()]);
         let held = String::from_utf8(held).unwrap();
-        let dump = password_dump(20_000);
-        assert!(!held.is_empty() && dump.starts_with(&held), "{held}");
+        let dump = password_dump(KILLED);
+        assert!(!held.is_empty() && dump.contains(&held), "{held}");
+        assert!(held.lines().all(|l| &l[..5] > last), "{last}: {held}");
         let sidecar = dir.path().join("hibp.idx.validators");
         let checked = run(
             &python,
@@ -125,6 +170,7 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
         );
     }
     std::fs::remove_file(&kept_copy).unwrap();
+    std::fs::remove_file(&state_copy).unwrap();
     // No temporary file is left beside it.
     let names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
