@@ -252,7 +252,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__download)
-            opts="-q -o -f -h -V --quiet --output --kind --tier --source --parallel --retries --timeout --cacert --accept-encoding --threads --force --help --version"
+            opts="-q -o -f -h -V --quiet --output --kind --tier --source --parallel --retries --timeout --cacert --accept-encoding --checkpoint-every --threads --force --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,6 +295,10 @@ _veilkit() {
                     return 0
                     ;;
                 --accept-encoding)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --checkpoint-every)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -466,7 +470,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__update)
-            opts="-q -o -f -h -V --quiet --output --json --source --parallel --retries --timeout --cacert --accept-encoding --force --help --version"
+            opts="-q -o -f -h -V --quiet --output --json --source --parallel --retries --timeout --cacert --accept-encoding --checkpoint-every --force --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -501,6 +505,10 @@ _veilkit() {
                     return 0
                     ;;
                 --accept-encoding)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --checkpoint-every)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,9 +1,11 @@
-//! The download journal: the ranges a download has completed, in prefix order, so that
-//! a rerun after any interruption continues where the last one stopped and never fetches
-//! a completed range again (docs/BREACH-FORMAT.md, "Download journal").
+//! The download journal: the ranges a download has completed since its index's last
+//! checkpoint ([`super::state`]), in prefix order, so that a rerun after any
+//! interruption continues where the last one stopped and never fetches a completed range
+//! again (docs/BREACH-FORMAT.md, "Download journal").
 //!
 //! Layout: a header (`VKDLJ001`, kind code, 3 zero bytes, the source's length as u32 and
-//! the source, then the XXH3-64 of those bytes), then one entry per range from prefix 0:
+//! the source, then the XXH3-64 of those bytes), then one entry per range, in order from
+//! the first after the last checkpoint (0 before any):
 //! prefix (u32), packed length (u32), ETag length (u16), Last-Modified length (u16), the
 //! ETag, the Last-Modified, the packed hashes ([`super::body`]), and the XXH3-64 of the
 //! entry's bytes before it. Integers are little-endian. An entry that is cut off, fails

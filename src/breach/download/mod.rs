@@ -5,9 +5,11 @@
 //! packed ([`body`]), handed to the build's thread in batches ([`inbox`]), put back in
 //! prefix order, appended to the journal ([`journal`]) and fed packed to the same index
 //! writer as `breach build`'s, so the index is byte-identical to a build of the same
-//! data. A rerun after any interruption
-//! first feeds the journal's ranges (read from disk, not fetched) and fetches from the
-//! first range the journal lacks. The window of ranges fetched ahead of the one the build
+//! data. Every [`CHECKPOINT_EVERY`] ranges the index's records are made durable and the
+//! build's state saved ([`state`]), and the journal is emptied. A rerun after any
+//! interruption continues the kept index from its last checkpoint, feeds the journal's
+//! ranges (read from disk, not fetched) and fetches from the first range the journal
+//! lacks. The window of ranges fetched ahead of the one the build
 //! waits for is bounded (four per request in flight), so memory stays bounded however
 //! slow one range is.
 
@@ -62,7 +64,7 @@ pub enum DownloadError {
 /// What a download did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// Ranges read back from the journal of an interrupted run.
+    /// Ranges kept by an interrupted run: in its checkpointed index or its journal.
     pub replayed: u32,
     /// Ranges fetched by this run.
     pub fetched: u32,

@@ -38,13 +38,17 @@ body from it is a bad one; a mirror's empty ranges are built in, and a warning s
 many (lookups of hashes in them answer \"not found\"). The proxy variables (HTTPS_PROXY, \
 HTTP_PROXY, NO_PROXY) are honoured; --cacert adds trusted certificates.
 
-Resumable: completed ranges go to a journal beside the output (.INDEX.download). Killed at \
-any moment, the same command run again reads them back instead of fetching them and \
-continues from the first range missing; the index is the same as an uninterrupted run's. \
-The journal is removed when the index is in place. A journal of another download (other \
-kind or source) is refused, never mixed in. Disk: about twice the index until the end (the \
-index and the journal); after the first 4,096 ranges the download estimates what it will \
-write and warns at once when the output's file system has less free space than that.
+Resumable: the index is written in place beside the output (.INDEX.download-index) and \
+checkpointed every 8192 ranges (.INDEX.download-state); the ranges completed since the last \
+checkpoint go to a journal (.INDEX.download). Killed at any moment, the same command run \
+again checks the kept records against their saved checksums, reads the journal's ranges \
+back instead of fetching them and continues from the first range missing; the index is the \
+same as an uninterrupted run's. The three files are removed when the index is in place. \
+Files of another download (other kind or source), or that do not continue each other, are \
+refused, never mixed in. Disk: about the index's size, plus under 1 GB at full scale (the \
+journal, the state, the validators); after the first 4,096 ranges the download estimates \
+what it will write and warns at once when the output's file system has less free space \
+than that.
 
 For an exact index, each range's ETag and Last-Modified are kept in INDEX.validators (a \
 text sidecar, docs/BREACH-FORMAT.md), for conditional requests when refreshing.";
@@ -105,8 +109,9 @@ pub struct WireArgs {
           value_parser = parse_coding)]
     pub accept_encoding: Vec<Encoding>,
 
-    /// Ranges between two checkpoints of the index being written (for tests).
-    #[arg(long, value_name = "N", hide = true, default_value_t = download::CHECKPOINT_EVERY,
+    /// Ranges between two checkpoints of the index being written: at most this many are
+    /// kept in the journal (fewer: a smaller journal, more syncs).
+    #[arg(long, value_name = "N", default_value_t = download::CHECKPOINT_EVERY,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub checkpoint_every: u32,
 }
@@ -264,7 +269,7 @@ pub fn space_check<'a>(
         if outlook.more() > free {
             bar.suspend(|| {
                 warn(format!(
-                    "{}: this download needs about {} more on its file system (the index, its journal until the end, the validators), and {} is free; it will stop when the disk is full, and the same command, run again once there is room, continues from there",
+                    "{}: this download needs about {} more on its file system (the index, its journal and state until the end, the validators), and {} is free; it will stop when the disk is full, and the same command, run again once there is room, continues from there",
                     display_path(index),
                     crate::streams::approx_size(outlook.more()),
                     crate::streams::approx_size(free),
@@ -359,7 +364,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     info(
         global,
         format!(
-            "downloaded {}: {} {} hashes from {} ranges ({} fetched, {} from the journal of an earlier run), {:.1} MB of bodies ({:.1} MB received), in {:.1} s ({:.0} ranges/s, {:.1} MB/s received)",
+            "downloaded {}: {} {} hashes from {} ranges ({} fetched, {} kept by an earlier run), {:.1} MB of bodies ({:.1} MB received), in {:.1} s ({:.0} ranges/s, {:.1} MB/s received)",
             args.output.display(),
             summary.header.records,
             kind.name(),

@@ -28,7 +28,7 @@ changed: ranges checked, changed and unchanged; hashes added, removed and recoun
 Without -o the index is replaced (atomically, when the new one is complete); with -o it \
 is left as it is. Without a usable sidecar (missing, cut off, or written for another \
 index) every range is fetched, which gives the same index. The wire options, the journal \
-(resumable as for `download`) and the sidecar are those of `download`.";
+and saved state (resumable as for `download`) and the sidecar are those of `download`.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
@@ -180,7 +180,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
                 stats.changed,
                 stats.unchanged,
                 if stats.replayed > 0 {
-                    format!(" ({} from the journal of an earlier run)", stats.replayed)
+                    format!(" ({} kept by an earlier run)", stats.replayed)
                 } else {
                     String::new()
                 },
