@@ -74,21 +74,22 @@ def read_state(data):
     checkpoints, prev = [], 0
     while at + 4 <= len(data):
         (n,) = struct.unpack_from("<I", data, at)
-        if n < 136 or at + 4 + n + 8 > len(data):
+        if n < 140 or at + 4 + n + 8 > len(data):
             break
         body = data[at + 4:at + 4 + n]
         if xxhash.xxh3_64_intdigest(data[at:at + 4 + n]) != struct.unpack_from("<Q", data, at + 4 + n)[0]:
             break
         nxt, bits = struct.unpack_from("<II", body, 0)
         records, padding, max_count, total, next_bucket, lines, tail_sum = struct.unpack_from("<7Q", body, 8)
-        held, last_range, gap, nb, no, ns, nov, nr = struct.unpack_from("<8I", body, 104)
+        held, last_range, gap, nb, no, ns, nov, nr, np_ = struct.unpack_from("<9I", body, 104)
         if nxt <= prev or nr != nxt - prev:
             break
-        q = 136
+        q = 140
         bases = struct.unpack_from("<%dQ" % nb, body, q); q += 8 * nb
         offsets = struct.unpack_from("<%dI" % no, body, q); q += 4 * no
         sums = struct.unpack_from("<%dQ" % ns, body, q); q += 8 * ns
         overflow = body[q:q + 16 * nov]; q += 16 * nov
+        pending = [struct.unpack_from("<3QQ", body, q + 32 * i) for i in range(np_)]; q += 32 * np_
         validators = []
         for _ in range(nr):
             e, m = struct.unpack_from("<HH", body, q)
@@ -97,7 +98,8 @@ def read_state(data):
         assert q == n, "an entry's parts fill its body"
         checkpoints.append(dict(next=nxt, table_bits=bits, records=records, tail_sum=tail_sum,
                                 next_bucket=next_bucket, bases=bases, offsets=offsets,
-                                sums=sums, overflow=overflow, validators=validators))
+                                sums=sums, overflow=overflow, pending=pending,
+                                validators=validators))
         prev = nxt
         at += 12 + n
     return checkpoints
@@ -114,6 +116,10 @@ def check_state(checkpoints, index, sidecar_body):
         overflow += c["overflow"]; validators += c["validators"]
     last = checkpoints[-1]
     bits = last["table_bits"]
+    if bits == 0xFFFFFFFF:  # parameters not chosen: hashes held, no record written
+        assert last["records"] == 0 and not (bases or offsets or sums or overflow)
+        bits = index[14]
+    assert bits == index[14], "the table bits"
     assert len(offsets) == last["next_bucket"]
     groups = ((1 << bits) >> 16) + 1
     assert list(struct.unpack_from("<%dQ" % len(bases), index, tab_off)) == bases, "group bases"

@@ -4,7 +4,13 @@
 
 use super::BuildError;
 use crate::breach::coverage::Coverage;
-use crate::breach::format::{BLOCK_SIZE, GROUP_BITS, MAX_TABLE_BITS, OVERFLOW_ENTRY, Wide};
+use crate::breach::format::{
+    BLOCK_SIZE, ESTIMATE_RECORDS, GROUP_BITS, MAX_TABLE_BITS, OVERFLOW_ENTRY, Wide,
+};
+
+/// [`Checkpoint::table_bits`] of a build that has not yet chosen its parameters: its
+/// hashes so far are held ([`Checkpoint::pending`]), none written.
+pub const NOT_CHOSEN: u32 = u32::MAX;
 
 /// The writer's state after a range: its counters, and the parts of its table, block
 /// checksums and overflow entries. As the writer hands one over, the lists hold only
@@ -12,7 +18,7 @@ use crate::breach::format::{BLOCK_SIZE, GROUP_BITS, MAX_TABLE_BITS, OVERFLOW_ENT
 /// the whole state a rerun restores.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Checkpoint {
-    /// The table bits chosen.
+    /// The table bits chosen, or [`NOT_CHOSEN`].
     pub table_bits: u32,
     /// Records written.
     pub records: u64,
@@ -40,6 +46,9 @@ pub struct Checkpoint {
     pub tail_sum: u64,
     /// Overflow entries (16 bytes each).
     pub overflow: Vec<u8>,
+    /// The hashes and counts held while the parameters are not chosen (all of them: not
+    /// a part added).
+    pub pending: Vec<(Wide, u64)>,
 }
 
 impl Checkpoint {
@@ -71,6 +80,21 @@ impl Checkpoint {
     /// never built on).
     pub(super) fn check(&self, record_size: usize) -> Result<(), BuildError> {
         let bad = |what: &str| Err(BuildError::Resume(what.to_string()));
+        if self.table_bits == NOT_CHOSEN {
+            let written = self.records != 0
+                || self.next_bucket != 0
+                || !self.bases.is_empty()
+                || !self.offsets.is_empty()
+                || !self.block_sums.is_empty()
+                || !self.overflow.is_empty();
+            if written || self.pending.len() >= ESTIMATE_RECORDS {
+                return bad("records written before the parameters were chosen");
+            }
+            return Ok(());
+        }
+        if !self.pending.is_empty() {
+            return bad("hashes held after the parameters were chosen");
+        }
         if self.table_bits > MAX_TABLE_BITS {
             return bad("table bits out of range");
         }

@@ -6,7 +6,7 @@ mod parse;
 mod tests;
 mod writer;
 
-pub use checkpoint::Checkpoint;
+pub use checkpoint::{Checkpoint, NOT_CHOSEN};
 
 use super::HashKind;
 use super::format::{BLOCK_SIZE, HEADER_SIZE, Header, Wide};
@@ -449,11 +449,10 @@ fn feed_packed(
         }
         if ranges.checkpoint_due() {
             w.last = last;
-            if let Some(cp) = w.checkpoint(*lines)? {
-                ranges
-                    .checkpoint(cp)
-                    .map_err(|e| BuildError::Read(name.to_string(), e))?;
-            }
+            let cp = w.checkpoint(*lines)?;
+            ranges
+                .checkpoint(cp)
+                .map_err(|e| BuildError::Read(name.to_string(), e))?;
         }
     }
     w.last = last;
@@ -593,10 +592,14 @@ impl BlockSums {
 /// (every whole block's checksum), and gives the sink's state after them.
 fn resume_records(out: &File, kind: HashKind, cp: &Checkpoint) -> Result<BlockSums, BuildError> {
     use std::os::unix::fs::FileExt;
-    if cp.table_bits > super::format::MAX_TABLE_BITS {
-        return Err(BuildError::Resume("table bits out of range".into()));
-    }
-    let size = super::format::Params::new(kind, cp.table_bits).record_size;
+    let size = match cp.table_bits {
+        // No record written yet: any size checks the same.
+        checkpoint::NOT_CHOSEN => 1,
+        b if b > super::format::MAX_TABLE_BITS => {
+            return Err(BuildError::Resume("table bits out of range".into()));
+        }
+        b => super::format::Params::new(kind, b).record_size,
+    };
     cp.check(size)?;
     let size = size as u64;
     let end = cp

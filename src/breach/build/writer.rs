@@ -182,11 +182,19 @@ impl Writer {
     }
 
     /// The state after the records pushed so far, once they are all in the file and
-    /// durable (`None` while the parameters are not yet chosen: the first records are
-    /// still held). Its lists hold what was added since the previous checkpoint.
-    pub(super) fn checkpoint(&mut self, lines: u64) -> Result<Option<Checkpoint>, BuildError> {
+    /// durable (while the parameters are not yet chosen, the hashes held). Its lists
+    /// hold what was added since the previous checkpoint.
+    pub(super) fn checkpoint(&mut self, lines: u64) -> Result<Checkpoint, BuildError> {
         let Some(p) = self.params else {
-            return Ok(None);
+            return Ok(Checkpoint {
+                table_bits: super::NOT_CHOSEN,
+                padding: self.padding,
+                lines,
+                last: self.last,
+                tail_sum: Xxh3::new().digest(),
+                pending: self.pending.clone(),
+                ..Checkpoint::default()
+            });
         };
         self.flush_records()?;
         let (tx, rx) = mpsc::sync_channel(1);
@@ -223,23 +231,28 @@ impl Writer {
             block_sums,
             tail_sum,
             overflow,
+            pending: Vec::new(),
         };
         self.saved = (self.bases.len(), self.offsets.len(), self.overflow_entries);
-        Ok(Some(cp))
+        Ok(cp)
     }
 
     /// Takes up the state `cp` (whole, and checked: [`Checkpoint::check`]) of a build of
     /// `kind` hashes whose records are already in the file.
     pub(super) fn restore(&mut self, kind: HashKind, cp: Checkpoint) -> Result<(), BuildError> {
-        let params = Params::new(kind, cp.table_bits);
         self.kind = Some(kind);
+        self.padding = cp.padding;
+        self.last = cp.last;
+        if cp.table_bits == super::NOT_CHOSEN {
+            self.pending = cp.pending;
+            return Ok(());
+        }
+        let params = Params::new(kind, cp.table_bits);
         self.params = Some(params);
         self.records = cp.records;
-        self.padding = cp.padding;
         self.max_count = cp.max_count;
         self.total_count = cp.total_count;
         self.next_bucket = cp.next_bucket;
-        self.last = cp.last;
         self.coverage = cp.coverage;
         self.offsets = Vec::with_capacity(params.buckets() as usize + 1);
         self.offsets.extend_from_slice(&cp.offsets);

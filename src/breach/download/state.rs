@@ -24,7 +24,7 @@ use xxhash_rust::xxh3::Xxh3;
 const MAGIC: &[u8; 8] = b"VKDLS001";
 
 /// The fixed part of an entry's body.
-const FIXED: usize = 136;
+const FIXED: usize = 140;
 
 /// The saved state, open for appending checkpoints.
 pub struct State {
@@ -181,6 +181,7 @@ fn encode(next: u32, cp: &Checkpoint, validators: &[Validators]) -> Vec<u8> {
         cp.block_sums.len() as u32,
         (cp.overflow.len() / 16) as u32,
         validators.len() as u32,
+        cp.pending.len() as u32,
     ] {
         b.extend_from_slice(&v.to_le_bytes());
     }
@@ -195,6 +196,12 @@ fn encode(next: u32, cp: &Checkpoint, validators: &[Validators]) -> Vec<u8> {
         .iter()
         .for_each(|v| b.extend_from_slice(&v.to_le_bytes()));
     b.extend_from_slice(&cp.overflow);
+    for (hash, count) in &cp.pending {
+        for w in hash.0 {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        b.extend_from_slice(&count.to_le_bytes());
+    }
     for v in validators {
         let keep = |v: &Option<String>| {
             v.as_deref()
@@ -258,8 +265,8 @@ fn decode(body: &[u8], at: u32) -> Option<(u32, Checkpoint, Vec<Validators>)> {
     let hash = Wide([c.u64()?, c.u64()?, c.u64()?]);
     let line = c.u64()?;
     let (held, last_range, gap) = (c.u32()?, unopt(c.u32()?), unopt(c.u32()?));
-    let (n_bases, n_offsets, n_sums, n_overflow, n_ranges) =
-        (c.u32()?, c.u32()?, c.u32()?, c.u32()?, c.u32()?);
+    let (n_bases, n_offsets, n_sums, n_overflow, n_ranges, n_pending) =
+        (c.u32()?, c.u32()?, c.u32()?, c.u32()?, c.u32()?, c.u32()?);
     if n_ranges != next - at || has_last > 1 {
         return None;
     }
@@ -268,6 +275,14 @@ fn decode(body: &[u8], at: u32) -> Option<(u32, Checkpoint, Vec<Validators>)> {
     let offsets = c.take(n_offsets as usize * 4)?;
     let sums = c.take(n_sums as usize * 8)?;
     let overflow = c.take(n_overflow as usize * 16)?.to_vec();
+    let pending = c
+        .take(n_pending as usize * 32)?
+        .chunks_exact(32)
+        .map(|e| {
+            let w = |i: usize| u64::from_le_bytes(e[i * 8..i * 8 + 8].try_into().expect("8"));
+            (Wide([w(0), w(1), w(2)]), w(3))
+        })
+        .collect();
     let u64s = |b: &[u8]| -> Vec<u64> {
         b.chunks_exact(8)
             .map(|w| u64::from_le_bytes(w.try_into().expect("8")))
@@ -306,6 +321,7 @@ fn decode(body: &[u8], at: u32) -> Option<(u32, Checkpoint, Vec<Validators>)> {
         block_sums: u64s(sums),
         tail_sum,
         overflow,
+        pending,
     };
     Some((next, cp, validators))
 }
@@ -367,6 +383,9 @@ mod tests {
             block_sums: vec![u64::from(i) << 7; (i % 3) as usize],
             tail_sum: u64::from(i) * 31,
             overflow: vec![i as u8; 16 * (i % 2) as usize],
+            pending: (0..i % 3)
+                .map(|j| (Wide([u64::from(j), 5, 6 << 40]), 9))
+                .collect(),
         }
     }
 

@@ -282,8 +282,9 @@ fn reference(dump: &[u8], dir: &std::path::Path) -> Vec<u8> {
     out
 }
 
+/// A download with a checkpoint every 10 ranges.
 fn run(server: &Server, dir: &std::path::Path, retries: u32) -> Result<Vec<u8>, DownloadError> {
-    run_with(server, dir, retries, None).map(|(index, _)| index)
+    run_from(server.source(), dir, retries, None, 10).map(|(index, _, _)| index)
 }
 
 /// [`run`], with `outlook` given the download's outlook; also returns the validators'
@@ -294,15 +295,25 @@ fn run_with(
     retries: u32,
     outlook: Option<super::OutlookFn<'_>>,
 ) -> Result<(Vec<u8>, Vec<u8>), DownloadError> {
-    run_from(server.source(), dir, retries, outlook).map(|(index, sidecar, _)| (index, sidecar))
+    run_from(
+        server.source(),
+        dir,
+        retries,
+        outlook,
+        super::CHECKPOINT_EVERY,
+    )
+    .map(|(index, sidecar, _)| (index, sidecar))
 }
 
-/// [`run_with`] from `source`; also returns the download's statistics.
+/// [`run_with`] from `source`, with a checkpoint every `every` ranges into the index
+/// file `dir/index` (kept between runs, as the command keeps it); also returns the
+/// download's statistics.
 fn run_from(
     source: Source,
     dir: &std::path::Path,
     retries: u32,
     outlook: Option<super::OutlookFn<'_>>,
+    every: u32,
 ) -> Result<(Vec<u8>, Vec<u8>, super::Stats), DownloadError> {
     let fetcher = Fetcher::new(
         source,
@@ -317,7 +328,13 @@ fn run_from(
         },
     )
     .unwrap();
-    let mut out = tempfile::tempfile().unwrap();
+    let mut out = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(dir.join("index"))
+        .unwrap();
     let mut validators = Vec::new();
     let stats = download(
         fetcher,
@@ -326,7 +343,7 @@ fn run_from(
             parallel: 8,
             journal: &dir.join("journal"),
             state: &dir.join("state"),
-            checkpoint_every: super::CHECKPOINT_EVERY,
+            checkpoint_every: every,
             spool_dir: dir,
             ranges: RANGES,
             previous: None,
@@ -518,6 +535,7 @@ fn an_empty_body_from_a_source_of_every_range_is_damage_and_from_a_mirror_is_cou
         dir.path(),
         2,
         None,
+        10,
     )
     .unwrap();
     assert!(got == want, "the download differs from the build");
@@ -535,6 +553,7 @@ fn an_empty_body_from_a_source_of_every_range_is_damage_and_from_a_mirror_is_cou
         dir.path(),
         2,
         None,
+        10,
     )
     .err()
     .unwrap();
@@ -546,7 +565,7 @@ fn an_empty_body_from_a_source_of_every_range_is_damage_and_from_a_mirror_is_cou
 
     // A mirror's empty range is built in as one, and counted.
     let dir = tempfile::tempdir().unwrap();
-    let (_, _, stats) = run_from(always.source(), dir.path(), 2, None).unwrap();
+    let (_, _, stats) = run_from(always.source(), dir.path(), 2, None, 10).unwrap();
     let ranges = stats.build.unwrap().ranges;
     assert_eq!((ranges.held, ranges.first_empty), (RANGES - 1, Some(5)));
     assert_eq!(always.times_asked(5), 4);
