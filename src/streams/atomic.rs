@@ -491,8 +491,7 @@ impl AtomicFile {
         let result = if self.overwrite {
             fs::rename(path, &self.final_path)
         } else {
-            // No replacing: a link fails where the final path exists.
-            fs::hard_link(path, &self.final_path).and_then(|()| fs::remove_file(path))
+            rename_no_replace(path, &self.final_path)
         };
         if result.is_ok() {
             COMMITTED.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -534,6 +533,23 @@ impl Drop for AtomicFile {
             lock_live().retain(|p| p != t);
         }
     }
+}
+
+/// Renames `from` to `to` unless `to` exists ([`io::ErrorKind::AlreadyExists`]): one
+/// `renameat2` with `RENAME_NOREPLACE` on Linux, else (or where the file system lacks
+/// it) a hard link, which fails where `to` exists, then the removal of `from`.
+fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
+            Ok(()) => return Ok(()),
+            Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    fs::hard_link(from, to)?;
+    fs::remove_file(from)
 }
 
 /// Syncs the directory holding `path`, so a rename in it survives a crash.
@@ -636,6 +652,53 @@ mod tests {
         f.write_all(b"new").unwrap();
         f.commit().unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"new");
+    }
+
+    /// A file of the caller's committed in place of the temporary one: renamed whole,
+    /// never over a file created meanwhile (without overwrite) or a directory, and then
+    /// left where it was; the temporary file is gone either way.
+    #[test]
+    fn a_kept_file_is_committed_in_place_and_never_clobbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.bin");
+        let kept = dir.path().join(".out.bin.kept");
+        fs::write(&kept, b"kept").unwrap();
+        let f = AtomicFile::create(&path, AtomicOptions::default()).unwrap();
+        f.commit_file(&kept).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"kept");
+        assert!(!kept.exists());
+        // Created meanwhile: left alone, and so is the kept file.
+        let other = dir.path().join("other.bin");
+        let f = AtomicFile::create(&other, AtomicOptions::default()).unwrap();
+        fs::write(&other, b"theirs").unwrap();
+        fs::write(&kept, b"kept").unwrap();
+        assert!(matches!(f.commit_file(&kept), Err(OutputError::Exists)));
+        assert_eq!(fs::read(&other).unwrap(), b"theirs");
+        assert_eq!(fs::read(&kept).unwrap(), b"kept");
+        // With overwrite: replaced.
+        let opts = AtomicOptions {
+            overwrite: true,
+            ..AtomicOptions::default()
+        };
+        let f = AtomicFile::create(&other, opts).unwrap();
+        f.commit_file(&kept).unwrap();
+        assert_eq!(fs::read(&other).unwrap(), b"kept");
+        // A directory made meanwhile: refused, even with overwrite.
+        let d = dir.path().join("d");
+        let f = AtomicFile::create(&d, opts).unwrap();
+        fs::create_dir(&d).unwrap();
+        fs::write(&kept, b"kept").unwrap();
+        assert!(matches!(
+            f.commit_file(&kept),
+            Err(OutputError::IsDirectory)
+        ));
+        assert!(kept.exists());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(names.is_empty(), "{names:?}");
     }
 
     #[test]

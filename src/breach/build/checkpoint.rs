@@ -46,8 +46,8 @@ pub struct Checkpoint {
     pub tail_sum: u64,
     /// Overflow entries (16 bytes each).
     pub overflow: Vec<u8>,
-    /// The hashes and counts held while the parameters are not chosen (all of them: not
-    /// a part added).
+    /// The hashes and counts held while the parameters are not chosen (emptied once
+    /// they are, and the hashes written as records).
     pub pending: Vec<(Wide, u64)>,
 }
 
@@ -62,6 +62,10 @@ impl Checkpoint {
             mut overflow,
             ..
         } = next;
+        if next.table_bits != NOT_CHOSEN {
+            self.pending.clear();
+        }
+        self.pending.extend_from_slice(&next.pending);
         self.bases.append(&mut bases);
         self.offsets.append(&mut offsets);
         self.block_sums.append(&mut block_sums);
@@ -71,6 +75,7 @@ impl Checkpoint {
             offsets: std::mem::take(&mut self.offsets),
             block_sums: std::mem::take(&mut self.block_sums),
             overflow: std::mem::take(&mut self.overflow),
+            pending: std::mem::take(&mut self.pending),
             ..next
         };
     }

@@ -41,6 +41,8 @@ pub(super) struct Writer {
     /// The lengths of `bases` and `offsets` and the overflow entries at the last
     /// checkpoint.
     saved: (usize, usize, u64),
+    /// The hashes held at the last checkpoint.
+    saved_pending: usize,
 }
 
 const RECORD_BUF: usize = 1 << 20;
@@ -72,6 +74,7 @@ impl Writer {
             next_bucket: 0,
             coverage: crate::breach::coverage::Coverage::default(),
             saved: (0, 0, 0),
+            saved_pending: 0,
         }
     }
 
@@ -186,13 +189,15 @@ impl Writer {
     /// hold what was added since the previous checkpoint.
     pub(super) fn checkpoint(&mut self, lines: u64) -> Result<Checkpoint, BuildError> {
         let Some(p) = self.params else {
+            let pending = self.pending[self.saved_pending..].to_vec();
+            self.saved_pending = self.pending.len();
             return Ok(Checkpoint {
                 table_bits: super::NOT_CHOSEN,
                 padding: self.padding,
                 lines,
                 last: self.last,
                 tail_sum: Xxh3::new().digest(),
-                pending: self.pending.clone(),
+                pending,
                 ..Checkpoint::default()
             });
         };
@@ -245,6 +250,7 @@ impl Writer {
         self.last = cp.last;
         if cp.table_bits == super::NOT_CHOSEN {
             self.pending = cp.pending;
+            self.saved_pending = self.pending.len();
             return Ok(());
         }
         let params = Params::new(kind, cp.table_bits);
