@@ -61,7 +61,7 @@ pub trait PackedRanges {
 
     /// A checkpoint after the range just given: every record before it is in the index
     /// file and durable, and `state` (its lists: what was added since the previous
-    /// checkpoint) is what [`Options::resume`] needs to continue from here.
+    /// checkpoint) is what [`Source::Packed`]'s `resume` needs to continue from here.
     fn checkpoint(&mut self, state: Checkpoint) -> io::Result<()> {
         let _ = state;
         Ok(())
