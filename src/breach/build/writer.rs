@@ -260,10 +260,16 @@ impl Writer {
         self.total_count = cp.total_count;
         self.next_bucket = cp.next_bucket;
         self.coverage = cp.coverage;
-        self.offsets = Vec::with_capacity(params.buckets() as usize + 1);
-        self.offsets.extend_from_slice(&cp.offsets);
-        self.bases = Vec::with_capacity(params.groups() as usize);
-        self.bases.extend_from_slice(&cp.bases);
+        // Moved in and grown to their full length (glibc grows a large allocation by
+        // remapping its pages, not by a copy of up to 256 MB beside the state's).
+        self.offsets = cp.offsets;
+        let full = params.buckets() as usize + 1;
+        self.offsets
+            .reserve_exact(full.saturating_sub(self.offsets.len()));
+        self.bases = cp.bases;
+        let full = params.groups() as usize;
+        self.bases
+            .reserve_exact(full.saturating_sub(self.bases.len()));
         self.overflow
             .write_all(&cp.overflow)
             .map_err(BuildError::Write)?;

@@ -311,7 +311,7 @@ fn read_entry(r: &mut impl Read, want: Option<u32>) -> io::Result<Option<(Entry,
 }
 
 /// Fills `buf`: `false` at a clean or a cut-off end.
-fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<bool> {
+pub(super) fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<bool> {
     let mut at = 0;
     while at < buf.len() {
         match r.read(&mut buf[at..]) {
@@ -324,15 +324,18 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<bool> {
     Ok(true)
 }
 
+/// A validator as the journal and the state store it: its bytes, or none (empty) where
+/// it is longer than `MAX_VALIDATOR`.
+pub(super) fn kept(v: &Option<String>) -> &[u8] {
+    v.as_deref()
+        .filter(|s| s.len() <= MAX_VALIDATOR)
+        .unwrap_or("")
+        .as_bytes()
+}
+
 /// The pieces of `entry` as the journal stores them, in order (the checksum last).
 fn pieces(entry: &Entry) -> ([u8; 12], [&[u8]; 3], [u8; 8]) {
-    fn keep(v: &Option<String>) -> &[u8] {
-        v.as_deref()
-            .filter(|s| s.len() <= MAX_VALIDATOR)
-            .unwrap_or("")
-            .as_bytes()
-    }
-    let (etag, lm) = (keep(&entry.etag), keep(&entry.last_modified));
+    let (etag, lm) = (kept(&entry.etag), kept(&entry.last_modified));
     let mut head = [0u8; 12];
     head[..4].copy_from_slice(&entry.prefix.to_le_bytes());
     head[4..8].copy_from_slice(&(entry.packed.len() as u32).to_le_bytes());
@@ -390,6 +393,21 @@ impl Appender {
         self.file = crate::streams::DirectAppend::new(file, self.header_len).map_err(io_err)?;
         self.next = next;
         Ok(())
+    }
+}
+
+/// Damages `b` at `i` (a test's file of entries): edit 0 flips a bit of its byte, 1 sets
+/// it to `byte`, 2 inserts `byte` before it, 3 removes it, any other cuts the file there.
+#[cfg(test)]
+pub(super) fn damage(b: &mut Vec<u8>, edit: u8, i: usize, byte: u8) {
+    match edit {
+        0 => b[i] ^= 1 << (byte % 8),
+        1 => b[i] = byte,
+        2 => b.insert(i, byte),
+        3 => {
+            b.remove(i);
+        }
+        _ => b.truncate(i),
     }
 }
 
@@ -496,15 +514,7 @@ mod tests {
             let full = write_entries(&path, n);
             let mut b = full.clone();
             let i = at.index(b.len());
-            match edit {
-                0 => b[i] ^= 1 << (byte % 8),
-                1 => b[i] = byte,
-                2 => b.insert(i, byte),
-                3 => {
-                    b.remove(i);
-                }
-                _ => b.truncate(i),
-            }
+            damage(&mut b, edit, i, byte);
             std::fs::write(&path, &b).unwrap();
             let Ok(mut r) = open(&path, HashKind::Sha1, "src") else {
                 // Only a damaged header is refused.

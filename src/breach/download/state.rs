@@ -15,7 +15,7 @@ use super::super::build::Checkpoint;
 use super::super::coverage::Coverage;
 use super::super::format::Wide;
 use super::fetch::Validators;
-use super::journal::{JournalError, MAX_VALIDATOR, check_header};
+use super::journal::{JournalError, MAX_VALIDATOR, check_header, kept, read_full};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -127,15 +127,6 @@ fn read_body(r: &mut impl Read, left: u64) -> io::Result<Option<(Vec<u8>, u64)>>
     Ok(Some((body, body_len + 12)))
 }
 
-/// Fills `buf`: `false` at a clean or a cut-off end.
-fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<bool> {
-    match r.read_exact(buf) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
 const NONE: u32 = u32::MAX;
 
 fn opt(v: Option<u32>) -> u32 {
@@ -203,18 +194,11 @@ fn encode(next: u32, cp: &Checkpoint, validators: &[Validators]) -> Vec<u8> {
         b.extend_from_slice(&count.to_le_bytes());
     }
     for v in validators {
-        let keep = |v: &Option<String>| {
-            v.as_deref()
-                .filter(|s| s.len() <= MAX_VALIDATOR)
-                .unwrap_or("")
-                .as_bytes()
-                .to_vec()
-        };
-        let (etag, lm) = (keep(&v.etag), keep(&v.last_modified));
+        let (etag, lm) = (kept(&v.etag), kept(&v.last_modified));
         b.extend_from_slice(&(etag.len() as u16).to_le_bytes());
         b.extend_from_slice(&(lm.len() as u16).to_le_bytes());
-        b.extend_from_slice(&etag);
-        b.extend_from_slice(&lm);
+        b.extend_from_slice(etag);
+        b.extend_from_slice(lm);
     }
     b
 }
@@ -463,15 +447,7 @@ mod tests {
             let full = write(&path, n);
             let mut b = full.clone();
             let i = at.index(b.len());
-            match edit {
-                0 => b[i] ^= 1 << (byte % 8),
-                1 => b[i] = byte,
-                2 => b.insert(i, byte),
-                3 => {
-                    b.remove(i);
-                }
-                _ => b.truncate(i),
-            }
+            super::super::journal::damage(&mut b, edit, i, byte);
             std::fs::write(&path, &b).unwrap();
             let mut given = Vec::new();
             let Ok((mut state, saved)) = open(&path, HashKind::Sha1, "src", &mut |p, v| {
