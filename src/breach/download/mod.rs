@@ -105,9 +105,9 @@ pub struct Plan<'a> {
     /// For an update: the index to refresh, and each range's validators as last fetched
     /// (conditional requests; a range answered 304 is taken from the index).
     pub previous: Option<Previous<'a>>,
-    /// Told once, after the first [`OUTLOOK_AFTER`] ranges, what the download will have
-    /// written by its end (so that a disk too small is said in the first seconds, not
-    /// when it fills).
+    /// Told once, after the run's first [`OUTLOOK_AFTER`] ranges (a resumed run's too),
+    /// what the download will have written by its end (so that a disk too small is said
+    /// in the first seconds, not when it fills).
     pub outlook: Option<OutlookFn<'a>>,
 }
 
@@ -116,7 +116,8 @@ pub struct Plan<'a> {
 /// many ranges (about 1/128 of the data).
 pub const CHECKPOINT_EVERY: u32 = 8192;
 
-/// After how many ranges (replayed or fetched) a download estimates what it will write.
+/// After how many ranges of a run (replayed from its journal or fetched) a download
+/// estimates what it will write.
 pub const OUTLOOK_AFTER: u32 = 4096;
 
 /// What a download has written and will have written by its end (before its journal
@@ -141,9 +142,12 @@ impl Outlook {
     }
 
     /// The outlook after `done` of `all` ranges, `journaled` of them since the last
-    /// checkpoint, that held `packed` bytes of hashes and `validators` bytes of ETags and
-    /// Last-Modified values, with a checkpoint every `every` ranges.
+    /// checkpoint, where the ranges from `first` to `done` (this run's: a resumed run
+    /// does not know the sizes of those before) held `packed` bytes of hashes and
+    /// `validators` bytes of ETags and Last-Modified values, with a checkpoint every
+    /// `every` ranges.
     fn of(
+        first: u32,
         done: u32,
         journaled: u32,
         all: u32,
@@ -151,7 +155,8 @@ impl Outlook {
         validators: u64,
         every: u32,
     ) -> Outlook {
-        let (n, all) = (u128::from(done), u128::from(all));
+        let n = u128::from(done.saturating_sub(first));
+        let (done, all) = (u128::from(done), u128::from(all));
         let (packed, validators) = (u128::from(packed), u128::from(validators));
         // A journal entry: 20 bytes of framing, the validators and the hashes; a saved
         // range: 4 bytes of framing and the validators (the table's part is small).
@@ -159,14 +164,14 @@ impl Outlook {
         let state = |c: u128| 4 * c + validators * c / n.max(1);
         // A sidecar line: the prefix, two tabs and a line end beside the validators; the
         // index: the hashes.
-        let kept = (8 * n + validators) + packed;
-        let k = u128::from(journaled).min(n);
-        let written = kept + journal(k) + state(n - k);
-        let total = if done == 0 {
+        let kept = |ranges: u128| ((8 * n + validators) + packed) * ranges / n.max(1);
+        let k = u128::from(journaled).min(done);
+        let written = kept(done) + journal(k) + state(done - k);
+        let total = if n == 0 {
             written
         } else {
             let k_end = all.min(u128::from(every));
-            kept * all / n + journal(k_end) + state(all - k_end)
+            kept(all) + journal(k_end) + state(all - k_end)
         };
         let clamp = |v: u128| v.min(u128::from(u64::MAX)) as u64;
         Outlook {
@@ -262,6 +267,7 @@ pub fn download(
         state,
         checkpoint_every: checkpoint_every.max(1),
         checkpointed: from,
+        first: from,
         since: Vec::new(),
         progress,
         stats: &mut stats,
@@ -343,13 +349,15 @@ struct Ranges<'a> {
     checkpoint_every: u32,
     /// The range the last checkpoint ends before.
     checkpointed: u32,
+    /// This run's first range (past the ranges its saved state vouches for).
+    first: u32,
     /// The validators of the ranges fed since the last checkpoint.
     since: Vec<fetch::Validators>,
     progress: &'a (dyn Progress + Sync),
     stats: &'a mut Stats,
     last_sync: Instant,
     outlook: Option<OutlookFn<'a>>,
-    /// Bytes of the packed hashes and of the validators of the ranges fed so far.
+    /// Bytes of the packed hashes and of the validators of the ranges this run fed so far.
     fed_packed: u64,
     fed_validators: u64,
 }
@@ -497,9 +505,10 @@ impl Ranges<'_> {
         self.next += 1;
         self.progress.advance(1);
         if let Some(OutlookFn(tell)) = self.outlook
-            && self.next == OUTLOOK_AFTER.min(self.end)
+            && self.next == self.first.saturating_add(OUTLOOK_AFTER).min(self.end)
         {
             tell(Outlook::of(
+                self.first,
                 self.next,
                 self.next - self.checkpointed,
                 self.end,

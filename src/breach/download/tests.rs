@@ -393,7 +393,7 @@ fn the_outlook_counts_what_the_download_wrote() {
 /// The outlook scales what the first ranges wrote to all of them.
 #[test]
 fn the_outlook_scales_the_first_ranges_to_all() {
-    let o = super::Outlook::of(4096, 4096, 1 << 20, 1_000_000, 50_000, 8192);
+    let o = super::Outlook::of(0, 4096, 4096, 1 << 20, 1_000_000, 50_000, 8192);
     let written = 28 * 4096 + 2 * 50_000 + 2 * 1_000_000;
     assert_eq!(o.written, written);
     // The index and sidecar scaled; the journal of at most 8192 ranges; the state of the
@@ -404,14 +404,20 @@ fn the_outlook_scales_the_first_ranges_to_all() {
     assert_eq!(o.total, kept * 256 + journal + saved);
     assert_eq!(o.more(), o.total - written);
     // Past a checkpoint: the journal holds only the ranges since.
-    let later = super::Outlook::of(4096, 96, 1 << 20, 1_000_000, 50_000, 4000);
+    let later = super::Outlook::of(0, 4096, 96, 1 << 20, 1_000_000, 50_000, 4000);
     let journal = 20 * 96 + 1_050_000 * 96 / 4096;
     assert_eq!(
         later.written,
         kept + journal + 4 * 4000 + 50_000 * 4000 / 4096
     );
-    let none = super::Outlook::of(0, 0, 1 << 20, 0, 0, 8192);
+    let none = super::Outlook::of(0, 0, 0, 1 << 20, 0, 0, 8192);
     assert_eq!((none.written, none.total), (0, 0));
+    // A run resumed at range 8192 that fed the same sizes over its first 4096 ranges:
+    // the ranges before it are counted at the sizes of this run's.
+    let resumed = super::Outlook::of(8192, 8192 + 4096, 4096, 1 << 20, 1_000_000, 50_000, 8192);
+    let journal = 20 * 4096 + 1_050_000;
+    assert_eq!(resumed.written, kept * 3 + journal + 4 * 8192 + 50_000 * 2);
+    assert_eq!(resumed.total, o.total);
 }
 
 #[test]
@@ -496,10 +502,37 @@ fn a_range_that_keeps_failing_names_its_prefix_and_the_rerun_fetches_only_the_re
     assert_eq!(e.to_string(), "range 00003: HTTP 404 Not Found");
     assert_eq!(missing.times_asked(3), 1);
 
-    // The rerun reads ranges 0 to 39 from the journal and fetches from 40 on.
+    // The rerun reads ranges 0 to 39 from the journal and fetches from 40 on; it gives
+    // its own outlook, the sizes of the ranges before it estimated from its own.
     mended.store(true, std::sync::atomic::Ordering::Relaxed);
-    let got = run(&server, dir.path(), 0).unwrap();
+    let told = Mutex::new(Vec::new());
+    let tell = |o: super::Outlook| told.lock().unwrap().push(o);
+    let (got, _, stats) = run_from(
+        server.source(),
+        dir.path(),
+        0,
+        Some(super::OutlookFn(&tell)),
+        10,
+    )
+    .unwrap();
     assert!(got == want, "the resumed download differs from the build");
+    assert_eq!(stats.replayed, 40, "{stats:?}");
+    let whole = tempfile::tempdir().unwrap();
+    let exact = Mutex::new(Vec::new());
+    let tell_exact = |o: super::Outlook| exact.lock().unwrap().push(o);
+    let fresh = Server::start(bodies.clone(), Arc::new(|_, _| Fault::None));
+    run_from(
+        fresh.source(),
+        whole.path(),
+        0,
+        Some(super::OutlookFn(&tell_exact)),
+        10,
+    )
+    .unwrap();
+    let (told, exact) = (told.into_inner().unwrap(), exact.into_inner().unwrap());
+    assert_eq!((told.len(), exact.len()), (1, 1), "{told:?} {exact:?}");
+    let ratio = told[0].total as f64 / exact[0].total as f64;
+    assert!((0.8..1.25).contains(&ratio), "{told:?} against {exact:?}");
     for p in 0..RANGES {
         let again = server.times_asked(p) - before[p as usize];
         assert_eq!(

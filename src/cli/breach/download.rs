@@ -46,8 +46,8 @@ back instead of fetching them and continues from the first range missing; the in
 same as an uninterrupted run's. The three files are removed when the index is in place. \
 Files of another download (other kind or source), or that do not continue each other, are \
 refused, never mixed in. Disk: about the index's size, plus under 1 GB at full scale (the \
-journal, the state, the validators); after the first 4,096 ranges the download estimates \
-what it will write and warns at once when the output's file system has less free space \
+journal, the state, the validators); after the first 4,096 ranges of each run (a resumed one \
+too) the download estimates what it will write and warns at once when the output's file system has less free space \
 than that.
 
 For an exact index, each range's ETag and Last-Modified are kept in INDEX.validators (a \
