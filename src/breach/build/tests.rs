@@ -1,8 +1,9 @@
 //! A build of packed ranges cut off and continued from its checkpoints gives the index
 //! an uncut build gives, byte for byte; records that do not match their saved state are
-//! refused.
+//! refused; a forged state is refused or continued, never a panic.
 
 use super::*;
+use crate::breach::coverage::Coverage;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Sorted random SHA-1 hashes over the whole hash space, packed as the download packs
@@ -232,4 +233,65 @@ fn records_that_differ_from_their_saved_state_are_refused() {
     f.write_all(&good).unwrap();
     let (r, _) = build_packed(&chunks, &mut f, from, 20, None, Some(Box::new(bad)));
     assert!(matches!(r, Err(BuildError::Resume(_))));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+    /// A saved state whose checksums hold but whose counters were changed (a state
+    /// written by something else than veilkit): the continued build ends in an index or
+    /// an error, never a panic, an abort or an allocation the state alone decides.
+    #[test]
+    fn a_forged_state_never_panics(field in 0usize..13, value in proptest::prelude::any::<u64>(), small in 0u64..1024) {
+        use std::sync::OnceLock;
+        /// The chunks, the file a cut build left, and its saved state.
+        type Cut = (Vec<Vec<u8>>, Vec<u8>, usize, Checkpoint);
+        static CUT: OnceLock<Cut> = OnceLock::new();
+        let (chunks, good, from, state) = CUT.get_or_init(|| {
+            let chunks = chunks(7, 120_000, 600);
+            let mut out = tempfile::tempfile().unwrap();
+            let (r, saved) = build_packed(&chunks, &mut out, 0, 20, Some(150), None);
+            assert!(r.is_err());
+            let (from, state) = joined(&saved, saved.len() - 1);
+            (chunks, bytes(&mut out), from, state)
+        });
+        let mut s = state.clone();
+        // Half the cases take a value near the true one (past the first checks).
+        let v = |old: u64| if value % 2 == 0 { value } else { old.wrapping_add(small).wrapping_sub(512) };
+        match field {
+            0 => s.table_bits = v(u64::from(s.table_bits)) as u32,
+            1 => s.records = v(s.records),
+            2 => s.padding = v(s.padding),
+            3 => s.max_count = v(s.max_count),
+            4 => s.total_count = v(s.total_count),
+            5 => s.next_bucket = v(s.next_bucket),
+            6 => s.lines = v(s.lines),
+            7 => s.last = s.last.map(|(h, l)| (Wide([v(h.0[0]), h.0[1], h.0[2]]), l)),
+            8 => s.last = s.last.map(|(h, l)| (h, v(l))),
+            9 => {
+                let (held, last, gap) = s.coverage.parts();
+                s.coverage = Coverage::from_parts(v(u64::from(held)) as u32, last, gap);
+            }
+            10 => {
+                let (held, last, gap) = s.coverage.parts();
+                s.coverage = Coverage::from_parts(held, Some(v(u64::from(last.unwrap_or(0))) as u32), gap);
+            }
+            11 => {
+                if let Some(o) = s.offsets.last_mut() {
+                    *o = v(u64::from(*o)) as u32;
+                }
+            }
+            _ => {
+                if let Some(b) = s.bases.last_mut() {
+                    *b = v(*b);
+                }
+            }
+        }
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(good).unwrap();
+        let (r, _) = build_packed(chunks, &mut f, *from, 20, None, Some(Box::new(s)));
+        // A state forged so that it is refused leaves the file as it was.
+        if let Err(BuildError::Resume(_)) = r {
+            proptest::prop_assert!(&bytes(&mut f) == good);
+        }
+    }
 }
