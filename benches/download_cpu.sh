@@ -13,6 +13,9 @@
 #
 #   benches/download_cpu.sh [OUT]
 #
+# BASELINE=/path/to/another/veilkit runs each of the three downloads with it too, right
+# after veilkit's (an older build, to measure a change in the same run).
+#
 # Needs nginx (Debian: nginx-light), python3, gzip and zstd.
 set -euo pipefail
 out=${1:-/tmp/download-cpu}
@@ -56,8 +59,8 @@ nginx_start "$work" "$(cat <<CONF
 CONF
 )"
 run() {
-    rm -f "$out/x.idx" "$out/x.idx.validators" "$out/.x.idx.download"
-    /usr/bin/time -f "%e %U %S" -o "$work/time" "$veilkit" breach download -q --parallel 64 \
+    rm -f "$out"/x.idx "$out"/x.idx.validators "$out"/.x.idx.download*
+    /usr/bin/time -f "%e %U %S" -o "$work/time" "$2" breach download -q --parallel 64 \
         --source "http://127.0.0.1:$port/$1/{prefix}" -o "$out/x.idx"
     read -r wall user sys < "$work/time"
     rm -f "$out/x.idx" "$out/x.idx.validators"
@@ -65,16 +68,35 @@ run() {
 }
 gz_bytes=$(python3 -c "import os,sys; d=sys.argv[1]; print(sum(os.path.getsize(f'{d}/bodies/{v:X}.txt.gz') for v in range(16)) * 32768 + 524288 * os.path.getsize(f'{d}/one.txt.gz'))" "$work")
 zst_bytes=$(python3 -c "import os,sys; d=sys.argv[1]; print(sum(os.path.getsize(f'{d}/bodies/{v:X}.txt.zst') for v in range(16)) * 32768 + 524288 * os.path.getsize(f'{d}/one.txt.zst'))" "$work")
-read -r w1 c1 <<< "$(run one)"; echo "one-line bodies:      $w1 s wall, $c1 s CPU"
-read -r w2 c2 <<< "$(run gz)"; echo "half full-size, gzip: $w2 s wall, $c2 s CPU, $gz_bytes bytes received"
-read -r w3 c3 <<< "$(run zst)"; echo "half full-size, zstd: $w3 s wall, $c3 s CPU, $zst_bytes bytes received"
-python3 - "$c1" "$c2" "$c3" "$gz_bytes" "$zst_bytes" <<'PY'
+names=(veilkit)
+bins=("$veilkit")
+if [ -n "${BASELINE:-}" ]; then
+    names+=(baseline)
+    bins+=("$BASELINE")
+fi
+declare -A c
+for case in one gz zst; do
+    for i in "${!bins[@]}"; do
+        read -r w t <<< "$(run $case "${bins[$i]}")"
+        c[$case.$i]=$t
+        case $case in
+            one) what="one-line bodies:     " extra="" ;;
+            gz) what="half full-size, gzip:" extra=", $gz_bytes bytes received" ;;
+            zst) what="half full-size, zstd:" extra=", $zst_bytes bytes received" ;;
+        esac
+        echo "${names[$i]} $what $w s wall, $t s CPU$extra"
+    done
+done
+for i in "${!bins[@]}"; do
+    python3 - "${names[$i]}" "${c[one.$i]}" "${c[gz.$i]}" "${c[zst.$i]}" "$gz_bytes" "$zst_bytes" <<'PY'
 import sys
-c1, c2, c3, gz, zst = map(float, sys.argv[1:])
+who = sys.argv[1]
+c1, c2, c3, gz, zst = map(float, sys.argv[2:])
 req = c1 / 1048576
 for name, c, b, full in (("gzip", c2, gz, 45e9), ("zstd", c3, zst, 41e9)):
     per_gb = (c - c1) / (b / 1e9)
     total = per_gb * full / 1e9 + req * 1048576
-    print(f"{name}: {per_gb:.1f} s of CPU per GB received, {req * 1e6:.0f} us a request; "
+    print(f"{who} {name}: {per_gb:.1f} s of CPU per GB received, {req * 1e6:.0f} us a request; "
           f"full scale ({full / 1e9:.0f} GB) {total:.0f} s, {total / (full / 125e6):.2f} of a core at 1 Gbit/s")
 PY
+done
