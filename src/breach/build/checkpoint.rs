@@ -7,6 +7,7 @@ use crate::breach::coverage::Coverage;
 use crate::breach::format::{
     BLOCK_SIZE, ESTIMATE_RECORDS, GROUP_BITS, MAX_TABLE_BITS, OVERFLOW_ENTRY, Wide,
 };
+use crate::breach::ranges::PREFIXES;
 
 /// [`Checkpoint::table_bits`] of a build that has not yet chosen its parameters: its
 /// hashes so far are held ([`Checkpoint::pending`]), none written.
@@ -85,6 +86,18 @@ impl Checkpoint {
     /// never built on).
     pub(super) fn check(&self, record_size: usize) -> Result<(), BuildError> {
         let bad = |what: &str| Err(BuildError::Resume(what.to_string()));
+        // Counters that the build goes on adding to: within what any input can reach
+        // (2^62 hashes would be over 2^66 bytes), so that no sum wraps.
+        if self.lines > 1 << 62 || self.padding > self.lines || self.records > self.lines {
+            return bad("hash counts");
+        }
+        let (held, last, gap) = self.coverage.parts();
+        if held > PREFIXES
+            || last.is_some_and(|r| r >= PREFIXES)
+            || gap.is_some_and(|r| r >= PREFIXES)
+        {
+            return bad("ranges covered");
+        }
         if self.table_bits == NOT_CHOSEN {
             let written = self.records != 0
                 || self.next_bucket != 0
@@ -108,7 +121,12 @@ impl Checkpoint {
         {
             return bad("bucket offsets");
         }
-        if self.bases.len() as u64 != self.next_bucket.div_ceil(1 << GROUP_BITS) {
+        // Group bases: record indexes, from 0, never decreasing, none past the records.
+        if self.bases.len() as u64 != self.next_bucket.div_ceil(1 << GROUP_BITS)
+            || self.bases.first().is_some_and(|&b| b != 0)
+            || self.bases.windows(2).any(|w| w[0] > w[1])
+            || self.bases.last().is_some_and(|&b| b > self.records)
+        {
             return bad("group bases");
         }
         let bytes = self.records.checked_mul(record_size as u64);
