@@ -152,7 +152,15 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
         let held = String::from_utf8(held).unwrap();
         let dump = password_dump(KILLED);
         assert!(!held.is_empty() && dump.contains(&held), "{held}");
-        assert!(held.lines().all(|l| &l[..5] > last), "{last}: {held}");
+        // The journal holds the ranges after the state's last checkpoint; killed between
+        // that checkpoint's state entry and the emptying of the journal, it still holds
+        // that checkpoint's 4096 ranges too (which the rerun skips): never any before.
+        let last_range = u32::from_str_radix(last, 16).unwrap_or_else(|_| panic!("{last}"));
+        let since = format!("{:05X}", (last_range + 1).saturating_sub(4096));
+        assert!(
+            held.lines().all(|l| l[..5] >= *since.as_str()),
+            "{last}: {held}"
+        );
     }
     std::fs::remove_file(&kept_copy).unwrap();
     std::fs::remove_file(&state_copy).unwrap();
