@@ -170,5 +170,43 @@ mod tests {
         assert!(e.starts_with("line 1"), "{e}");
         let cut = &text[..text.len() - 30];
         assert!(read(&mut &cut[..], HashKind::Ntlm, 0xabc).is_err());
+        // Lines out of place, malformed, missing or extra: refused, naming why.
+        let lines: Vec<&str> = std::str::from_utf8(&text).unwrap().lines().collect();
+        let edited = |edit: &dyn Fn(&mut Vec<String>)| {
+            let mut l: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+            edit(&mut l);
+            let joined = l.join("\n") + "\n";
+            read(&mut joined.as_bytes(), HashKind::Ntlm, 0xabc)
+        };
+        assert!(edited(&|_| {}).is_ok());
+        type Edit<'e> = &'e dyn Fn(&mut Vec<String>);
+        let cases: [(Edit, &str); 6] = [
+            (&|l| l.swap(2, 3), "line 3: range 00002 out of order"),
+            (&|l| drop(l.remove(6)), "line 7: range 00006 out of order"),
+            (
+                &|l| l[5] = "00004\t\"t\"".into(),
+                "line 6: not PREFIX<TAB>ETAG<TAB>LAST-MODIFIED",
+            ),
+            (&|l| l[5].push_str("\tmore"), "line 6: not PREFIX"),
+            (
+                &|l| {
+                    let at = l.len() - 1;
+                    l.insert(at, "100000\t\t".into());
+                },
+                "range 100000 out of order",
+            ),
+            (
+                &|l| drop(l.remove(l.len() - 2)),
+                "1048575 ranges, not 1048576",
+            ),
+        ];
+        for (edit, want) in cases {
+            let e = edited(edit).unwrap_err();
+            assert!(e.contains(want), "{e} (wanted {want})");
+        }
+        let mut bad = text.clone();
+        bad[40] = 0xff;
+        let e = read(&mut &bad[..], HashKind::Ntlm, 0xabc).unwrap_err();
+        assert!(e.contains("not UTF-8"), "{e}");
     }
 }
