@@ -528,6 +528,9 @@ impl Header {
 }
 
 #[cfg(test)]
+mod header_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
