@@ -9,8 +9,11 @@ use super::tiers::password_dump;
 use std::time::{Duration, Instant};
 
 /// Hashes of the killed download: over 65,536, so that the index is checkpointed (from
-/// about two thirds of the ranges on, with a checkpoint every 4096 ranges).
+/// about two thirds of the ranges on, with a checkpoint every [`EVERY`] ranges).
 const KILLED: usize = 100_000;
+
+/// The killed download's `--checkpoint-every`.
+const EVERY: u32 = 4096;
 
 #[test]
 fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
@@ -36,7 +39,7 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
     let download = || {
         let mut cmd = std_veilkit();
         cmd.args(["-q", "breach", "download", "--parallel", "16"])
-            .args(["--checkpoint-every", "4096", "--source"])
+            .args(["--checkpoint-every", &EVERY.to_string(), "--source"])
             .arg(&server.url)
             .arg("--cacert")
             .arg(tls_fixture("ca.pem"))
@@ -69,7 +72,7 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
     let mut child = download().spawn().unwrap();
     let started = Instant::now();
     // (Records are written from about two thirds of the ranges on, once the build has
-    // chosen its parameters; the journal holds at most 4096 ranges, a few hundred KB.)
+    // chosen its parameters; the journal holds at most `EVERY` ranges, a few hundred KB.)
     let len = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.len());
     while len(&partial) < 500_000 || !(20_000..1_000_000).contains(&len(&journal)) {
         assert!(
@@ -154,9 +157,9 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
         assert!(!held.is_empty() && dump.contains(&held), "{held}");
         // The journal holds the ranges after the state's last checkpoint; killed between
         // that checkpoint's state entry and the emptying of the journal, it still holds
-        // that checkpoint's 4096 ranges too (which the rerun skips): never any before.
+        // that checkpoint's `EVERY` ranges too (which the rerun skips): never any before.
         let last_range = u32::from_str_radix(last, 16).unwrap_or_else(|_| panic!("{last}"));
-        let since = format!("{:05X}", (last_range + 1).saturating_sub(4096));
+        let since = format!("{:05X}", (last_range + 1).saturating_sub(EVERY));
         assert!(
             held.lines().all(|l| l[..5] >= *since.as_str()),
             "{last}: {held}"

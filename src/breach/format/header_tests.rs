@@ -11,7 +11,7 @@ fn laid_out(version: u32, records: u64, overflow: u64) -> Header {
     let params = Params::new(HashKind::Sha1, 10);
     let mut end = HEADER_SIZE as u64;
     let mut place = |len: u64| {
-        let off = end.div_ceil(ALIGN) * ALIGN;
+        let off = align(end);
         end = off + len;
         (off, len)
     };
