@@ -138,4 +138,6 @@ impl HashKind {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tier_open_tests;
+#[cfg(test)]
 mod tier_tests;

@@ -23,7 +23,7 @@ pub const COMPACT_VERSION: u32 = 3;
 /// The filters' format version (2: flags; version 1 is read too).
 pub const FILTER_VERSION: u32 = 2;
 /// The header bytes covered by the header checksum.
-const TIER_HEADER_USED: usize = 248;
+pub(super) const TIER_HEADER_USED: usize = 248;
 
 /// How much of the data a file keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
