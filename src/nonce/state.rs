@@ -244,3 +244,6 @@ impl Reserve for StateFile {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;
