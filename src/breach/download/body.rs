@@ -437,6 +437,16 @@ mod tests {
             b"0018A45C4D1DEF81644B54AB7F969B88D6:51",
             b"0018A45C4D1DEF81644B54AB7F969B88D655:1",
             b":0018A45C4D1DEF81644B54AB7F969B88D65:1",
+            // Anything after the count's digits but a line end, on the last line or
+            // before one.
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:1 ",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:1\t",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:1x",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:1\r ",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:1 \r\n00D4F6E8FA6EECAD2A3AA415EEC418D38EC:1",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:1\x00\n00D4F6E8FA6EECAD2A3AA415EEC418D38EC:1",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65: 1",
+            b"0018A45C4D1DEF81644B54AB7F969B88D65:+1",
         ];
         for text in cases {
             for kind in [HashKind::Sha1, HashKind::Ntlm] {
@@ -489,6 +499,17 @@ mod tests {
                 2,
             ),
             ("0018A45C4D1DEF81644B54AB7F969B88D65:1\r\n\r\n", 2),
+            ("0018A45C4D1DEF81644B54AB7F969B88D65:1 ", 1),
+            (
+                "0018A45C4D1DEF81644B54AB7F969B88D65:1 \r\n00D4F6E8FA6EECAD2A3AA415EEC418D38EC:1",
+                1,
+            ),
+            (
+                "0018A45C4D1DEF81644B54AB7F969B88D65:1\r\n00D4F6E8FA6EECAD2A3AA415EEC418D38EC:1 ",
+                2,
+            ),
+            ("0018A45C4D1DEF81644B54AB7F969B88D65: 1", 1),
+            ("0018A45C4D1DEF81644B54AB7F969B88D65:+1", 1),
             ("<html>cut off", 1),
         ];
         for (body, line) in cases {
