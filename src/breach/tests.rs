@@ -404,7 +404,11 @@ fn the_same_dump_gives_the_same_bytes_from_every_layout() {
 fn line_error(dump: &str) -> (u64, LineProblem) {
     match build_bytes(dump.as_bytes(), None) {
         Err(BuildError::Line { line, problem, .. }) => (line, problem),
-        other => panic!("expected a line error, got {other:?}"),
+        Ok(bytes) => panic!(
+            "expected a line error, got an index of {} bytes",
+            bytes.len()
+        ),
+        Err(e) => panic!("expected a line error, got {e:?}"),
     }
 }
 
@@ -458,6 +462,16 @@ fn bad_dumps_name_the_line() {
         line_error(&format!("{A}: 1\n")),
         (1, LineProblem::CountNotNumber)
     ));
+    // The bytes either side of the digits ('/' and ':'), and anything after the count.
+    for count in ["1:2", "1/2", ":1", "/1", "1:", "1 ", "1\t", "+1", "1x"] {
+        assert!(
+            matches!(
+                line_error(&format!("{A}:1\n{B}:{count}\n")),
+                (2, LineProblem::CountNotNumber)
+            ),
+            "{count:?}"
+        );
+    }
     assert!(matches!(build_bytes(b"", None), Err(BuildError::Empty)));
     // Counts of zero are padding: skipped.
     let bytes = build_bytes(format!("{A}:0\n{B}:7\n").as_bytes(), None).unwrap();
