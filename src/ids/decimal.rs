@@ -186,6 +186,19 @@ mod tests {
         assert!(parse_decimal(b" 1").is_err());
         assert!(parse_decimal(b"").is_err());
         assert!(parse_decimal(b"1e3").is_err());
+        // The bytes either side of the digits, inside a number, alone, and in the
+        // leading-zeros path.
+        for text in [
+            &b"1:2"[..],
+            b"1/2",
+            b":",
+            b"/",
+            b"9:",
+            b"/0",
+            b"0000000000000000000000:",
+        ] {
+            assert_eq!(parse_decimal(text), Err(TextError::NotDecimal), "{text:?}");
+        }
     }
 
     /// Every number of 1 to 16 digits at the end of a buffer, with every byte around it.
@@ -276,6 +289,21 @@ mod tests {
         ) {
             let (start, end) = (a.min(b).min(buf.len()), a.max(b).min(buf.len()));
             prop_assert_eq!(parse_decimal_in(&buf, start, end), parse_decimal(&buf[start..end]));
+        }
+
+        /// Mostly digits and the bytes next to them: read as the standard library reads
+        /// a string of ASCII digits alone.
+        #[test]
+        fn as_the_standard_library_reads_digits(
+            text in proptest::collection::vec(
+                prop_oneof![8 => b'0'..=b'9', 1 => b'.'..=b'@'], 0..30),
+        ) {
+            let reference = if !text.is_empty() && text.iter().all(u8::is_ascii_digit) {
+                std::str::from_utf8(&text).expect("digits").parse::<u64>().ok()
+            } else {
+                None
+            };
+            prop_assert_eq!(parse_decimal(&text).ok(), reference);
         }
     }
 }
