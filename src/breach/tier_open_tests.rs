@@ -196,11 +196,11 @@ fn each_check_of_a_compact_index_at_opening_refuses_just_past_its_bound() {
 
     // Bucket bits: the most passes this check (and fails the table's length).
     assert_eq!(
-        opened(tier, &edited(&b, |h| h.bits = MAX_BUCKET_BITS)),
+        open(|h| h.bits = MAX_BUCKET_BITS),
         corrupt("bucket table length")
     );
     assert_eq!(
-        opened(tier, &edited(&b, |h| h.bits = MAX_BUCKET_BITS + 1)),
+        open(|h| h.bits = MAX_BUCKET_BITS + 1),
         corrupt("bucket bits out of range")
     );
 
