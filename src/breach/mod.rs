@@ -136,6 +136,8 @@ impl HashKind {
 }
 
 #[cfg(test)]
+mod query_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tier_open_tests;
