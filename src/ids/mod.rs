@@ -833,4 +833,6 @@ pub fn unpack_uuid(b: &Block) -> Option<(u64, u64)> {
 }
 
 #[cfg(test)]
+mod stream_tests;
+#[cfg(test)]
 mod tests;
