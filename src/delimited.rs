@@ -648,15 +648,6 @@ mod tests {
                 prop_oneof![Just(b','), Just(b'"'), Just(b'\n'), Just(b'\r'), b'a'..=b'b'], 0..60),
             step in 1usize..9,
         ) {
-            struct Trickle<'a>(&'a [u8], usize);
-            impl std::io::Read for Trickle<'_> {
-                fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
-                    let n = self.1.min(b.len()).min(self.0.len());
-                    b[..n].copy_from_slice(&self.0[..n]);
-                    self.0 = &self.0[n..];
-                    Ok(n)
-                }
-            }
             // The reference: split_record over the whole slice.
             let mut want = Vec::new();
             let mut at = 0;
@@ -669,7 +660,7 @@ mod tests {
                     Err(_) => break true,
                 }
             };
-            let mut t = Trickle(&input, step);
+            let mut t = crate::streams::Pieces::new(&input, vec![step]);
             let mut r = Reader::new(&mut t, Dialect::CSV);
             let mut got = Vec::new();
             let failed = loop {

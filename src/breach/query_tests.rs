@@ -8,9 +8,9 @@ use super::index::Index;
 use super::query::{self, Input, LineProblem, QueryError, Source};
 use super::tests::{build_bytes, dump_text};
 use super::tier::AnyIndex;
+use crate::streams::Pieces;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
-use std::io::Read;
 
 /// Passwords held in every test index (with the count `100 + i`).
 const PASSWORDS: [&str; 6] = ["password", "123456", "hunter2", "pässword", "", "a b\tc"];
@@ -41,24 +41,6 @@ fn line_strategy() -> impl Strategy<Value = Line> {
         2 => any::<prop::sample::Index>().prop_map(Line::Password),
         1 => proptest::collection::vec(any::<u8>(), 0..12).prop_map(Line::Bytes),
     ]
-}
-
-/// Reads its bytes in pieces of the given sizes, in turn.
-struct Pieces<'a> {
-    bytes: &'a [u8],
-    sizes: Vec<usize>,
-    turn: usize,
-}
-
-impl Read for Pieces<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let size = self.sizes[self.turn % self.sizes.len()];
-        self.turn += 1;
-        let n = size.min(buf.len()).min(self.bytes.len());
-        buf[..n].copy_from_slice(&self.bytes[..n]);
-        self.bytes = &self.bytes[n..];
-        Ok(n)
-    }
 }
 
 /// A line's answer read alone, with nothing of the query code: its hex digits decoded
@@ -182,7 +164,7 @@ proptest! {
         let mut out = Vec::new();
         let mut named = Vec::new();
         let mut on_bad = |n: u64, p: &LineProblem| named.push((n, p.clone()));
-        let mut reader = Pieces { bytes: &text, sizes: sizes.clone(), turn: 0 };
+        let mut reader = Pieces::new(&text, sizes.clone());
         let summary = query::run_keep_going(Source::Index(&index), input, &mut reader, &mut out, &mut on_bad).unwrap();
         let want_out: String = want.iter().map(|w| w.clone().unwrap_or_else(|_| "?\n".into())).collect();
         prop_assert_eq!(String::from_utf8_lossy(&out), want_out);
@@ -197,7 +179,7 @@ proptest! {
 
         // Stopping at the first.
         let mut out = Vec::new();
-        let mut reader = Pieces { bytes: &text, sizes, turn: 0 };
+        let mut reader = Pieces::new(&text, sizes);
         let got = query::run(Source::Index(&index), input, &mut reader, &mut out);
         let first_bad = want.iter().position(Result::is_err);
         let before: String = want[..first_bad.unwrap_or(want.len())].iter()

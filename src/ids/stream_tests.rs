@@ -9,8 +9,8 @@ use super::stream::{self, LineError, Op, Options, StreamError};
 use super::text::Format;
 use super::{Codec, Form, InputError, Scheme, Spec};
 use crate::keys::{Keyring, MasterKey};
+use crate::streams::Pieces;
 use proptest::prelude::*;
-use std::io::Read;
 
 /// Key 1 with the bytes 00..1f, then `n - 1` generated keys.
 fn ring(n: u32) -> Keyring {
@@ -64,24 +64,6 @@ fn line_strategy() -> impl Strategy<Value = Line> {
         1 => (b'0'..=b'9').prop_map(Line::Digit),
         1 => proptest::collection::vec(any::<u8>(), 0..40).prop_map(Line::Junk),
     ]
-}
-
-/// Reads its bytes in pieces of the given sizes, in turn.
-struct Pieces<'a> {
-    bytes: &'a [u8],
-    sizes: Vec<usize>,
-    turn: usize,
-}
-
-impl Read for Pieces<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let size = self.sizes[self.turn % self.sizes.len()];
-        self.turn += 1;
-        let n = size.min(buf.len()).min(self.bytes.len());
-        buf[..n].copy_from_slice(&self.bytes[..n]);
-        self.bytes = &self.bytes[n..];
-        Ok(n)
-    }
 }
 
 struct Case {
@@ -354,7 +336,7 @@ proptest! {
         // Going on past bad lines.
         let mut out = Vec::new();
         let mut errors = Vec::new();
-        let mut reader = Pieces { bytes: &input, sizes: sizes.clone(), turn: 0 };
+        let mut reader = Pieces::new(&input, sizes.clone());
         let summary = stream::run(&case.codec, &case.opts, crate::streams::Source::Read(&mut reader), &mut out, &mut |e| errors.push(e.clone())).unwrap();
         prop_assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(&want_out));
         prop_assert_eq!(&errors, &want_errors);
@@ -364,7 +346,7 @@ proptest! {
         let mut opts = case.opts.clone();
         opts.keep_going = false;
         let mut out = Vec::new();
-        let mut reader = Pieces { bytes: &input, sizes, turn: 0 };
+        let mut reader = Pieces::new(&input, sizes);
         let got = stream::run(&case.codec, &opts, crate::streams::Source::Read(&mut reader), &mut out, &mut |e| panic!("{e}"));
         let mut before = want_out[..head].to_vec();
         for w in want.iter().take_while(|w| w.is_ok()) {

@@ -471,22 +471,8 @@ fn sse2_newline_mask(chunk: &[u8]) -> u64 {
 mod tests {
     use super::*;
 
-    /// A reader that returns at most `step` bytes a call (as pipes do).
-    struct Trickle<'a> {
-        data: &'a [u8],
-        step: usize,
-    }
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let n = self.step.min(buf.len()).min(self.data.len());
-            buf[..n].copy_from_slice(&self.data[..n]);
-            self.data = &self.data[n..];
-            Ok(n)
-        }
-    }
-
-    /// [`Trickle`] owning its bytes, for a [`ReadAhead`]'s thread.
+    /// [`super::super::Pieces`] of one size owning its bytes, for a [`ReadAhead`]'s
+    /// thread.
     struct OwnedTrickle {
         data: Vec<u8>,
         at: usize,
@@ -495,11 +481,7 @@ mod tests {
 
     impl Read for OwnedTrickle {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let mut t = Trickle {
-                data: &self.data[self.at..],
-                step: self.step,
-            };
-            let n = t.read(buf)?;
+            let n = super::super::Pieces::new(&self.data[self.at..], vec![self.step]).read(buf)?;
             self.at += n;
             Ok(n)
         }
@@ -532,7 +514,7 @@ mod tests {
             // What the blocks hand out: the mark is skipped when asked for, and counts
             // toward the first line's cap all the same.
             let want = if bom && skip { &data[BOM.len()..] } else { &data[..] };
-            let mut r = Trickle { data: &data, step };
+            let mut r = super::super::Pieces::new(&data, vec![step]);
             let mut chunks = ahead.map(|chunk| {
                 ReadAhead::new(OwnedTrickle { data: data.clone(), at: 0, step }, chunk)
             });

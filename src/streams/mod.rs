@@ -12,6 +12,8 @@ mod chunk;
 mod direct;
 mod handoff;
 mod lines;
+#[cfg(test)]
+mod pieces;
 mod readahead;
 mod threaded;
 
@@ -22,5 +24,7 @@ pub use chunk::*;
 pub use direct::*;
 pub use handoff::*;
 pub use lines::*;
+#[cfg(test)]
+pub(crate) use pieces::Pieces;
 pub use readahead::*;
 pub use threaded::*;
