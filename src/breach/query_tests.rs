@@ -26,8 +26,9 @@ enum Line {
     Length(usize),
     /// A held hash with one byte replaced.
     Byte(prop::sample::Index, prop::sample::Index, u8),
-    /// A held password, or any bytes as a password.
+    /// A held password.
     Password(prop::sample::Index),
+    /// Any bytes (a password, or a bad hash).
     Bytes(Vec<u8>),
 }
 
