@@ -6,20 +6,11 @@
 //! a byte order mark.
 
 use super::stream::{self, LineError, Op, Options, StreamError};
+use super::tests::fixed_ring;
 use super::text::Format;
 use super::{Codec, Form, InputError, Scheme, Spec};
-use crate::keys::{Keyring, MasterKey};
 use crate::streams::Pieces;
 use proptest::prelude::*;
-
-/// Key 1 with the bytes 00..1f, then `n - 1` generated keys.
-fn ring(n: u32) -> Keyring {
-    let mut ring = Keyring::single(MasterKey::new(1, std::array::from_fn(|i| i as u8)));
-    for _ in 1..n {
-        ring.add_generated().unwrap();
-    }
-    ring
-}
 
 /// One input line, before its line end; its text depends on the operation.
 #[derive(Debug, Clone)]
@@ -272,8 +263,8 @@ proptest! {
         };
         let spec = Spec::new(scheme, form);
         let case = Case {
-            codec: Codec::new(&ring(2), spec.clone()).unwrap(),
-            old: Codec::new(&ring(1), spec).unwrap(),
+            codec: Codec::new(&fixed_ring(2), spec.clone()).unwrap(),
+            old: Codec::new(&fixed_ring(1), spec).unwrap(),
             opts: Options {
                 op,
                 format,

@@ -166,7 +166,8 @@ fn proposed_deterministic_three_rounds_and_uuid_packing() {
     assert_ne!(net.decrypt(s ^ 1, nn).1, 0);
 }
 
-fn fixed_ring(n: u32) -> Keyring {
+/// Key 1 with the bytes 00..1f, then `n - 1` generated keys.
+pub(super) fn fixed_ring(n: u32) -> Keyring {
     let mut b = [0u8; 32];
     for (i, x) in b.iter_mut().enumerate() {
         *x = i as u8;
