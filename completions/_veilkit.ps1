@@ -598,7 +598,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'The input has no header row (columns are then numbers)')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Replace OUT if it exists')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace OUT if it exists')
-            [CompletionResult]::new('--keep-tokens', '--keep-tokens', [CompletionResultType]::ParameterName, 'Keep the token columns (NAME_token) instead of dropping them')
+            [CompletionResult]::new('--keep-tokens', '--keep-tokens', [CompletionResultType]::ParameterName, 'Keep the token columns (NAME_token) instead of dropping them; --fields, --bind and --token-fields still number the columns without them, as encrypt-fields did')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

@@ -563,7 +563,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --no-header 'The input has no header row (columns are then numbers)'
             cand -f 'Replace OUT if it exists'
             cand --force 'Replace OUT if it exists'
-            cand --keep-tokens 'Keep the token columns (NAME_token) instead of dropping them'
+            cand --keep-tokens 'Keep the token columns (NAME_token) instead of dropping them; --fields, --bind and --token-fields still number the columns without them, as encrypt-fields did'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'

@@ -416,7 +416,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l no-header -d 'The input has no header row (columns are then numbers)'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s f -l force -d 'Replace OUT if it exists'
-complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l keep-tokens -d 'Keep the token columns (NAME_token) instead of dropping them'
+complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -l keep-tokens -d 'Keep the token columns (NAME_token) instead of dropping them; --fields, --bind and --token-fields still number the columns without them, as encrypt-fields did'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from decrypt-fields" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l threads -d 'Thread counts for the nonce table, comma-separated; `max` is every core' -r

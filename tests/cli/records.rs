@@ -690,6 +690,28 @@ fn decrypt_fields_drops_the_token_columns_it_finds_and_numbers_lines_as_the_file
         "{kept}"
     );
     assert!(kept.contains(",123,"), "{kept}");
+    // Kept or not, the token columns are not counted in the columns' numbers: column 3
+    // is ssn, as encrypt-fields numbered it (with --keep-tokens it used to be
+    // email_token, and without a header row no value after a token column decrypted).
+    let by_number = fields("decrypt-fields", &["--fields", "3", "--keep-tokens"], &text);
+    assert_eq!(stdout_of(&by_number), kept, "{}", stderr_of(&by_number));
+    let bare = "1,a@x.org,123\n2,b@x.org,456\n";
+    let opts = ["--no-header", "--fields", "3", "--token-fields", "1"];
+    let sealed = stdout_of(&fields("encrypt-fields", &opts, bare));
+    let kept = fields(
+        "decrypt-fields",
+        &[&opts[..], &["--keep-tokens"]].concat(),
+        &sealed,
+    );
+    let kept = stdout_of(&kept);
+    let tokens: Vec<&str> = sealed
+        .lines()
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        kept,
+        format!("1,{},a@x.org,123\n2,{},b@x.org,456\n", tokens[0], tokens[1])
+    );
     // Lines are numbered as the file has them: the header is line 1, a ragged row keeps
     // its own number.
     let ragged = fields(

@@ -38,7 +38,8 @@ pub struct Args {
     #[command(flatten)]
     pub fields: FieldArgs,
 
-    /// Keep the token columns (NAME_token) instead of dropping them.
+    /// Keep the token columns (NAME_token) instead of dropping them; --fields, --bind
+    /// and --token-fields still number the columns without them, as encrypt-fields did.
     #[arg(long)]
     pub keep_tokens: bool,
 }

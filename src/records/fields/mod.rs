@@ -53,8 +53,10 @@ pub struct Options {
     /// a row holding the same values in them, such as the row's primary key. Empty: format
     /// 1, bound to its column alone.
     pub bind: Vec<Field>,
-    /// Decrypting: keep the token columns (by default those found after their field in
-    /// the header, or those of `token_fields` without a header, are dropped).
+    /// Decrypting: keep the token columns in the output (by default those found after
+    /// their field in the header, or those of `token_fields` without a header, are
+    /// dropped). Either way the other columns are chosen by the numbers and names they
+    /// had before encrypt-fields added the token columns, and decrypt under them.
     pub keep_tokens: bool,
 }
 
@@ -360,7 +362,8 @@ pub fn encrypt(
 
 /// The plan of a decryption from its first row: with a header row, each token column
 /// `NAME_token` right after a column NAME (as encrypt-fields adds them) is dropped, with
-/// its values, unless `keep_tokens`, and the header is written without them.
+/// its values, unless `keep_tokens`, and the header is written without them. Either way
+/// the columns are named and numbered as they were before encrypt-fields added tokens.
 fn decrypt_plan(
     opts: &Options,
     row: &Row<'_>,
@@ -369,11 +372,7 @@ fn decrypt_plan(
     delimiter: u8,
 ) -> Result<Plan, FieldError> {
     if !opts.header {
-        let mut p = Plan::new(opts, None)?;
-        if opts.keep_tokens {
-            p.tokens.clear();
-        }
-        return Ok(p);
+        return Plan::new(opts, None);
     }
     let mut cols = row_values(row);
     if marked {
@@ -394,26 +393,32 @@ fn decrypt_plan(
             *c == [token_base(j, &cols[j]), b"_token"].concat()
                 || *c == [&cols[j][..], b"_token"].concat()
         });
-        if next_is_token && !opts.keep_tokens {
+        if next_is_token {
             dropped.push(i);
             j += 2;
         } else {
             j += 1;
         }
     }
-    // Named token fields must exist; the columns dropped are those found.
+    // Named token fields must exist; the token columns are those found.
     let mut p = Plan::new(opts, Some(&original))?;
     p.tokens = dropped;
     p.names = original;
-    out.extend_from_slice(&kept_raw.join(&delimiter));
+    if opts.keep_tokens {
+        let all: Vec<&[u8]> = row.fields.iter().map(|f| f.raw(row.bytes)).collect();
+        out.extend_from_slice(&all.join(&delimiter));
+    } else {
+        out.extend_from_slice(&kept_raw.join(&delimiter));
+    }
     out.extend_from_slice(row.line_end());
     Ok(p)
 }
 
 /// Decrypts the chosen fields and drops the token columns: with a header row, every
 /// `NAME_token` column right after a column NAME (as `encrypt` adds them); without one,
-/// the columns after each of `token_fields`; none with `keep_tokens`. Every other field
-/// is written exactly as it was.
+/// the columns after each of `token_fields`; with `keep_tokens` they are written as they
+/// were, and still not counted in the columns' numbers. Every other field is written
+/// exactly as it was.
 pub fn decrypt(
     ring: &Keyring,
     opts: &Options,
@@ -527,6 +532,13 @@ pub fn decrypt(
                 write_field(&mut out, plain, d);
             } else {
                 out.extend_from_slice(field.raw(row.bytes));
+            }
+            if opts.keep_tokens
+                && p.tokens.contains(&i)
+                && let Some(token) = row.fields.get(s + 1)
+            {
+                out.push(d.delimiter);
+                out.extend_from_slice(token.raw(row.bytes));
             }
         }
         if out.len() == row_start && d.quoting {
