@@ -3,6 +3,8 @@
 
 mod mark;
 mod rows_out;
+#[cfg(test)]
+mod stream_tests;
 mod value;
 
 use super::crypto::Nonces;
