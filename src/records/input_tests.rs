@@ -10,12 +10,13 @@ use super::format::InputFormat;
 use super::input::{KeyField, parse};
 use proptest::prelude::*;
 
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+use crate::streams::BOM;
 
 /// A row's values, each with whether it is quoted where it need not be (CSV).
-type Values = Vec<(Vec<u8>, bool)>;
+pub(super) type Values = Vec<(Vec<u8>, bool)>;
 
-fn value_strategy() -> impl Strategy<Value = Vec<u8>> {
+/// A field's value: bytes that CSV must quote (or TSV cannot hold) among others.
+pub(super) fn value_strategy() -> impl Strategy<Value = Vec<u8>> {
     proptest::collection::vec(
         prop::sample::select(b"ab7 ,\"\r\n\t\xc3\xa9;-_".to_vec()),
         0..16,
@@ -23,7 +24,7 @@ fn value_strategy() -> impl Strategy<Value = Vec<u8>> {
 }
 
 /// A field's bytes: quoted (quotes doubled) when it must be or when asked, in CSV.
-fn raw(value: &[u8], quote: bool, csv: bool) -> Vec<u8> {
+pub(super) fn raw(value: &[u8], quote: bool, csv: bool) -> Vec<u8> {
     let must = value
         .iter()
         .any(|&c| matches!(c, b',' | b'"' | b'\r' | b'\n'));
@@ -39,6 +40,17 @@ fn raw(value: &[u8], quote: bool, csv: bool) -> Vec<u8> {
     }
     out.push(b'"');
     out
+}
+
+/// A line's end: CRLF or LF, and the last line's by `last_end`: 0, none; 1, a lone CR
+/// (which a reader takes for a line end at the end of its input); else as the others.
+pub(super) fn line_end(last: bool, last_end: u8, crlf: bool) -> &'static [u8] {
+    match (last, last_end, crlf) {
+        (true, 0, _) => b"",
+        (true, 1, _) => b"\r",
+        (_, _, true) => b"\r\n",
+        _ => b"\n",
+    }
 }
 
 /// What the reference makes of one record, or the problem that stops the input.
@@ -119,12 +131,7 @@ proptest! {
         for (k, row) in lines.iter().enumerate() {
             let last = k + 1 == count;
             let crlf = rows.get(k.wrapping_sub(usize::from(header) + usize::from(leading_empty))).is_some_and(|r| r.2);
-            let line_end: &[u8] = match (last, last_end, crlf) {
-                (true, 0, _) => b"",
-                (true, 1, _) => b"\r",
-                (_, _, true) => b"\r\n",
-                _ => b"\n",
-            };
+            let line_end = line_end(last, last_end, crlf);
             if row.is_none() && last && line_end.is_empty() {
                 // An empty last line without a line end is no line.
                 break;

@@ -10,10 +10,10 @@
 use super::value::{FieldKeys, Format, Sealed};
 use super::{Field, FieldError, Options, decrypt, encrypt};
 use crate::keys::Keyring;
+use crate::records::input_tests::{Values, line_end, raw, value_strategy};
+use crate::streams::BOM;
 use crate::streams::Pieces;
 use proptest::prelude::*;
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A column's part in a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,9 +22,6 @@ enum Role {
     Encrypted,
     Bound,
 }
-
-/// A row's values, each with whether it is quoted where it need not be (CSV).
-type Values = Vec<(Vec<u8>, bool)>;
 
 /// One line after the header row.
 #[derive(Debug, Clone)]
@@ -37,38 +34,12 @@ enum Line {
     Empty,
 }
 
-fn value_strategy() -> impl Strategy<Value = Vec<u8>> {
-    proptest::collection::vec(
-        prop::sample::select(b"ab7 ,\"\r\n\t\xc3\xa9;-_".to_vec()),
-        0..24,
-    )
-}
-
 fn line_strategy() -> impl Strategy<Value = Line> {
     prop_oneof![
         12 => (proptest::collection::vec((value_strategy(), any::<bool>()), 1..9), any::<u8>())
             .prop_map(|(values, shape)| Line::Row { values, shape }),
         1 => Just(Line::Empty),
     ]
-}
-
-/// A field's bytes: quoted (quotes doubled) when it must be or when asked, in CSV.
-fn raw(value: &[u8], quote: bool, csv: bool) -> Vec<u8> {
-    let must = value
-        .iter()
-        .any(|&c| matches!(c, b',' | b'"' | b'\r' | b'\n'));
-    if !(csv && (quote || must)) {
-        return value.to_vec();
-    }
-    let mut out = vec![b'"'];
-    for &c in value {
-        if c == b'"' {
-            out.push(b'"');
-        }
-        out.push(c);
-    }
-    out.push(b'"');
-    out
 }
 
 /// Part of the expected output of encrypt-fields.
@@ -384,12 +355,7 @@ proptest! {
         let mut header_seen = false;
         for (k, (row, crlf)) in all.into_iter().enumerate() {
             let last = k + 1 == count;
-            let line_end: &[u8] = match (last, last_end, crlf) {
-                (true, 0, _) => b"",
-                (true, 1, _) => b"\r",
-                (_, _, true) => b"\r\n",
-                _ => b"\n",
-            };
+            let line_end = line_end(last, last_end, crlf);
             if row.is_none() && last && line_end.is_empty() {
                 // An empty last line without a line end is no line.
                 break;
