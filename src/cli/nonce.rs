@@ -286,18 +286,21 @@ fn decrypt(args: &Args, width: Width, format: Format) -> anyhow::Result<Status> 
                 }
             }
             total += got as u64;
-            if got % width.bytes() != 0 {
-                anyhow::bail!(
-                    "stdin: {total} bytes is not a whole number of {}-bit nonces",
-                    width.bits()
-                );
-            }
             for c in chunk[..got].chunks_exact(width.bytes()) {
                 let mut b = [0u8; 16];
                 b[16 - width.bytes()..].copy_from_slice(c);
                 values.push(u128::from_be_bytes(b));
             }
             flush(&mut values, &mut out)?;
+            if got % width.bytes() != 0 {
+                // The whole nonces before the cut-off one are answered first, as the
+                // text formats answer the lines before a bad one.
+                out.flush().context("stdout")?;
+                anyhow::bail!(
+                    "stdin: {total} bytes is not a whole number of {}-bit nonces",
+                    width.bits()
+                );
+            }
             if got < chunk.len() {
                 break;
             }

@@ -154,6 +154,37 @@ fn encrypted_nonces_decrypt_to_counters() {
             stderr_of(&bad)
         );
     }
+    // Raw bytes cut off inside a nonce: the whole nonces before it are answered, then
+    // the error (they were dropped with their chunk).
+    let raw = run_ok(
+        veilkit()
+            .args(["nonce", "--kind", "encrypted", "--bits", "96", "-n", "5000"])
+            .args(["--format", "binary", "--key-file"])
+            .arg(&key)
+            .arg("--state")
+            .arg(&st),
+    )
+    .stdout;
+    let decrypt = |input: &[u8]| {
+        veilkit()
+            .args(["nonce", "--decrypt", "--bits", "96", "--format", "binary"])
+            .arg("--key-file")
+            .arg(&key)
+            .write_stdin(input.to_vec())
+            .output()
+            .unwrap()
+    };
+    let whole = decrypt(&raw);
+    assert_eq!(whole.status.code(), Some(0));
+    assert_eq!(whole.stdout.len(), raw.len());
+    let cut = decrypt(&raw[..raw.len() - 5]);
+    assert_eq!(cut.status.code(), Some(2));
+    assert_eq!(cut.stdout, whole.stdout[..whole.stdout.len() - 12]);
+    assert!(
+        stderr_of(&cut).contains("59995 bytes is not a whole number of 96-bit nonces"),
+        "{}",
+        stderr_of(&cut)
+    );
     // Encrypted nonces need a key.
     veilkit()
         .args(["nonce", "--kind", "encrypted", "--state"])
