@@ -48,12 +48,12 @@ enum Piece {
     /// Bytes as they must be.
     Lit(Vec<u8>),
     /// A sealed value (base64url): of `value`, under the column's name and the bound
-    /// columns' names and values, on line `line`.
+    /// columns' names and values, in the line `taken[row]`.
     Hole {
         name: Vec<u8>,
         bound: Option<Vec<(Vec<u8>, Vec<u8>)>>,
         value: Vec<u8>,
-        line: u64,
+        row: usize,
     },
 }
 
@@ -101,9 +101,9 @@ impl Case {
         self.tokens.get(i).copied().unwrap_or(false)
     }
 
-    /// encrypt-fields' output for one line; `Err` when the row lacks a column that has
-    /// a part.
-    fn encrypted(&self, t: &Taken, out: &mut Vec<Piece>) -> Result<(), ()> {
+    /// encrypt-fields' output for one line, `taken[row]` (its holes keep `row`; a header
+    /// row makes none); `Err` when the row lacks a column that has a part.
+    fn encrypted(&self, t: &Taken, row: usize, out: &mut Vec<Piece>) -> Result<(), ()> {
         let d = self.delimiter();
         if t.fields.is_empty() {
             out.push(Piece::Lit(t.line_end.clone()));
@@ -142,7 +142,7 @@ impl Case {
                     name: self.name(i),
                     bound: bound.clone(),
                     value: value.clone(),
-                    line: t.line,
+                    row,
                 });
             } else {
                 out.push(Piece::Lit(bytes.clone()));
@@ -162,7 +162,7 @@ impl Case {
         let d = self.delimiter();
         if t.header && keep {
             let mut pieces = Vec::new();
-            self.encrypted(t, &mut pieces).expect("a header row");
+            self.encrypted(t, 0, &mut pieces).expect("a header row");
             for p in pieces {
                 let Piece::Lit(b) = p else { unreachable!() };
                 out.extend(b);
@@ -393,7 +393,7 @@ proptest! {
         let mut sealed_lines = Vec::new();
         for (k, t) in taken.iter().enumerate() {
             let before = template.len();
-            if case.encrypted(t, &mut template).is_err() {
+            if case.encrypted(t, k, &mut template).is_err() {
                 template.truncate(before);
                 stop = Some(k);
                 break;
@@ -420,7 +420,7 @@ proptest! {
         let holes = holes_in(&sealed, &template).map_err(TestCaseError::fail)?;
         let mut buf = Vec::new();
         let wanted = template.iter().filter_map(|p| match p {
-            Piece::Hole { name, bound, value, line } => Some((name, bound, value, line)),
+            Piece::Hole { name, bound, value, row } => Some((name, bound, value, taken[*row].line)),
             Piece::Lit(_) => None,
         });
         for (range, (name, bound, value, line)) in holes.iter().zip(wanted) {
@@ -440,7 +440,7 @@ proptest! {
             ring.add_generated().unwrap();
         }
         let lines_in: Vec<u64> = template.iter().filter_map(|p| match p {
-            Piece::Hole { line, .. } => Some(sealed_lines[taken.iter().position(|t| t.line == *line).unwrap()]),
+            Piece::Hole { row, .. } => Some(sealed_lines[*row]),
             Piece::Lit(_) => None,
         }).collect();
         let damaged = damage.filter(|_| !holes.is_empty()).map(|(h, at, c)| {
