@@ -179,7 +179,7 @@ fn verify_counts_the_ranges_holding_hashes_with_20_table_bits_or_more() {
     assert_eq!(ranges, reference_ranges(&records));
 }
 
-fn counts_strategy() -> impl Strategy<Value = u64> {
+pub(crate) fn counts_strategy() -> impl Strategy<Value = u64> {
     prop_oneof![
         1u64..5,
         1u64..100_000,
@@ -192,7 +192,7 @@ fn counts_strategy() -> impl Strategy<Value = u64> {
 
 /// Hashes that cluster: many share leading bytes (single-record buckets, full buckets,
 /// long runs of empty buckets).
-fn hash_strategy(len: usize) -> impl Strategy<Value = Vec<u8>> {
+pub(crate) fn hash_strategy(len: usize) -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         proptest::collection::vec(any::<u8>(), len),
         (any::<u8>(), proptest::collection::vec(any::<u8>(), len - 1)).prop_map(|(a, mut rest)| {

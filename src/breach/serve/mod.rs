@@ -12,6 +12,8 @@ use super::ranges;
 use super::tier::AnyIndex;
 
 mod http;
+#[cfg(test)]
+mod range_tests;
 mod tls;
 
 pub use http::{Limits, run};
