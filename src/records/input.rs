@@ -263,11 +263,18 @@ impl<'a> Records<'a> {
                 if is_blank(json) {
                     return self.blank(line);
                 }
-                Some(jsonl_key(json, &name, line).map(|k| InputRecord {
-                    raw: raw.into(),
-                    key: KeyPlace::Own(k),
-                    line,
-                }))
+                match jsonl_key(json, &name, line) {
+                    Ok(k) => Some(Ok(InputRecord {
+                        raw: raw.into(),
+                        key: KeyPlace::Own(k),
+                        line,
+                    })),
+                    // As every other error, the last item: nothing after it is read.
+                    Err(e) => {
+                        self.failed = true;
+                        Some(Err(e))
+                    }
+                }
             }
             Mode::Delimited {
                 dialect,

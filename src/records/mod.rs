@@ -223,6 +223,8 @@ pub enum RecordsError {
 }
 
 #[cfg(test)]
+mod input_lines_tests;
+#[cfg(test)]
 mod input_tests;
 #[cfg(test)]
 mod tests;
