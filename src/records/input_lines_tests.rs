@@ -6,10 +6,9 @@
 //! is empty, not one JSON object, or without exactly one scalar member of the name is
 //! named with its line, and nothing after it is read.
 
-use super::RecordsError;
 use super::format::InputFormat;
 use super::input::{KeyField, parse};
-use super::input_tests::line_end;
+use super::input_tests::{Want, check_records, line_end};
 use crate::streams::BOM;
 use proptest::prelude::*;
 
@@ -135,9 +134,6 @@ fn bad_line() -> impl Strategy<Value = Line> {
     ]
 }
 
-/// What the reference makes of one line, or the problem that stops the input.
-type Want = Result<(Vec<u8>, Vec<u8>, u64), (u64, String)>;
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -248,24 +244,7 @@ proptest! {
             Err(e) => return Err(TestCaseError::fail(format!("{e:?}"))),
         };
         prop_assert!(prefix.is_none());
-        let got: Vec<Want> = records
-            .map(|r| match r {
-                Ok(rec) => Ok((rec.raw.to_vec(), rec.key_bytes().to_vec(), rec.line)),
-                Err(RecordsError::Input { line, problem }) => Err((line, problem)),
-                Err(e) => Err((0, e.to_string())),
-            })
-            .collect();
-        prop_assert_eq!(got.len(), want.len(), "{:?}", String::from_utf8_lossy(&input));
-        for (g, w) in got.iter().zip(&want) {
-            match (g, w) {
-                (Ok(g), Ok(w)) => prop_assert_eq!(g, w),
-                (Err((gl, gp)), Err((wl, wp))) => {
-                    prop_assert_eq!(gl, wl);
-                    prop_assert!(gp.starts_with(wp.as_str()), "{} against {}", gp, wp);
-                }
-                _ => prop_assert!(false, "{:?} against {:?}", g, w),
-            }
-        }
+        check_records(records, &want)?;
     }
 
     /// Line files: every line a record, empty ones too, keyed by its number counted from

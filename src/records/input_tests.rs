@@ -7,7 +7,7 @@
 
 use super::RecordsError;
 use super::format::InputFormat;
-use super::input::{KeyField, parse};
+use super::input::{KeyField, Records, parse};
 use proptest::prelude::*;
 
 use crate::streams::BOM;
@@ -53,8 +53,32 @@ pub(super) fn line_end(last: bool, last_end: u8, crlf: bool) -> &'static [u8] {
     }
 }
 
-/// What the reference makes of one record, or the problem that stops the input.
-type Want = Result<(Vec<u8>, Vec<u8>, u64), (u64, String)>;
+/// What the reference makes of one record (its bytes, key and line), or the problem that
+/// stops the input (its line, and how its message starts).
+pub(super) type Want = Result<(Vec<u8>, Vec<u8>, u64), (u64, String)>;
+
+/// The records read are the ones wanted, the last maybe a problem at its line.
+pub(super) fn check_records(records: Records<'_>, want: &[Want]) -> Result<(), TestCaseError> {
+    let got: Vec<Want> = records
+        .map(|r| match r {
+            Ok(rec) => Ok((rec.raw.to_vec(), rec.key_bytes().to_vec(), rec.line)),
+            Err(RecordsError::Input { line, problem }) => Err((line, problem)),
+            Err(e) => Err((0, e.to_string())),
+        })
+        .collect();
+    prop_assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(want) {
+        match (g, w) {
+            (Ok(g), Ok(w)) => prop_assert_eq!(g, w),
+            (Err((gl, gp)), Err((wl, wp))) => {
+                prop_assert_eq!(gl, wl);
+                prop_assert!(gp.starts_with(wp.as_str()), "{} against {}", gp, wp);
+            }
+            _ => prop_assert!(false, "{:?} against {:?}", g, w),
+        }
+    }
+    Ok(())
+}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
@@ -182,23 +206,6 @@ proptest! {
             Err(e) => return Err(TestCaseError::fail(format!("{e:?}"))),
         };
         prop_assert_eq!(prefix.map(<[u8]>::to_vec), prefix_len.map(|n| input[..n].to_vec()));
-        let got: Vec<Want> = records
-            .map(|r| match r {
-                Ok(rec) => Ok((rec.raw.to_vec(), rec.key_bytes().to_vec(), rec.line)),
-                Err(RecordsError::Input { line, problem }) => Err((line, problem)),
-                Err(e) => Err((0, e.to_string())),
-            })
-            .collect();
-        prop_assert_eq!(got.len(), want.len());
-        for (g, w) in got.iter().zip(&want) {
-            match (g, w) {
-                (Ok(g), Ok(w)) => prop_assert_eq!(g, w),
-                (Err((gl, gp)), Err((wl, wp))) => {
-                    prop_assert_eq!(gl, wl);
-                    prop_assert!(gp.starts_with(wp.as_str()), "{} against {}", gp, wp);
-                }
-                _ => prop_assert!(false, "{:?} against {:?}", g, w),
-            }
-        }
+        check_records(records, &want)?;
     }
 }
