@@ -1,11 +1,12 @@
 //! The range server's answers against the dump they come from (docs/BREACH-FORMAT.md,
 //! "Range server"), at every table size up to the largest: at 2 billion hashes an index
 //! has 24 table bits, so that one range spans 16 buckets, and `update` reads its old
-//! ranges the same way. Lookups and the index's records in order are checked there too.
+//! ranges the same way. Lookups (one at a time, by scanning, in a batch) and the index's
+//! records in order are checked there too.
 
 use super::{PAD_MAX, PAD_MIN, Service};
 use crate::breach::HashKind;
-use crate::breach::format::MAX_TABLE_BITS;
+use crate::breach::format::{MAX_TABLE_BITS, Wide};
 use crate::breach::index::Index;
 use crate::breach::tests::{build_bytes, counts_strategy, dump_text, hash_strategy};
 use crate::breach::tier::AnyIndex;
@@ -121,6 +122,25 @@ proptest! {
             prop_assert!(all.by_ref().zip(&records).all(|(g, (h, c))| g.ok() == Some((h.clone(), *c))));
             prop_assert!(all.next().is_none());
         }
+        // A sample of the hashes held, and the hashes one above and below them, looked
+        // up one at a time, by scanning and in one batch (as `breach query` does).
+        let mut sample: Vec<(Vec<u8>, u64)> = Vec::new();
+        for (h, c) in records.iter().step_by((records.len() / 300).max(1)) {
+            sample.push((h.clone(), *c));
+            for delta in [1i16, -1] {
+                let mut n = h.clone();
+                n[len - 1] = (i16::from(n[len - 1]) + delta).rem_euclid(256) as u8;
+                let c = records.get(&n).copied().unwrap_or(0);
+                sample.push((n, c));
+            }
+        }
+        let wide: Vec<Wide> = sample.iter().map(|(h, _)| Wide::from_be_prefix(h)).collect();
+        let mut batch = vec![u64::MAX; wide.len()];
+        index.lookup_many(&wide, &mut batch).unwrap();
+        for ((w, (_, want)), got) in wide.iter().zip(&sample).zip(&batch) {
+            prop_assert_eq!(got, want, "batch, {} table bits", table_bits);
+            prop_assert_eq!(index.lookup_scan(w).unwrap(), *want, "scan");
+        }
         let service = Service::new(vec![AnyIndex::Exact(index)]).unwrap();
 
         // The prefixes asked: those holding hashes (every one of a few hundred, else
@@ -190,25 +210,15 @@ proptest! {
                 "{}: {} lines for {}", upper, lines.len(), real.len());
         }
 
-        // Checks: the hashes held (a sample) and the hashes one above and below them.
-        let step = (records.len() / 300).max(1);
-        for (h, c) in records.iter().step_by(step) {
-            let mut probes = vec![(h.clone(), *c)];
-            for delta in [1i16, -1] {
-                let mut n = h.clone();
-                n[len - 1] = (i16::from(n[len - 1]) + delta).rem_euclid(256) as u8;
-                let c = records.get(&n).copied().unwrap_or(0);
-                probes.push((n, c));
+        // Checks of the sample above.
+        for (probe, count) in &sample {
+            let mut hex: String = probe.iter().map(|b| format!("{b:02x}")).collect();
+            if count % 2 == 1 {
+                hex.make_ascii_uppercase();
             }
-            for (probe, count) in probes {
-                let mut hex: String = probe.iter().map(|b| format!("{b:02x}")).collect();
-                if count % 2 == 1 {
-                    hex.make_ascii_uppercase();
-                }
-                let reply = service.respond("GET", &format!("/check/{hex}"), None, false, &mut rng);
-                prop_assert_eq!(reply.status, 200, "{}", hex);
-                prop_assert_eq!(reply.body, count.to_string().into_bytes(), "{}", hex);
-            }
+            let reply = service.respond("GET", &format!("/check/{hex}"), None, false, &mut rng);
+            prop_assert_eq!(reply.status, 200, "{}", hex);
+            prop_assert_eq!(reply.body, count.to_string().into_bytes(), "{}", hex);
         }
     }
 }
