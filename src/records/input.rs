@@ -218,20 +218,11 @@ impl<'a> Records<'a> {
         Some(&rest[..end])
     }
 
-    fn fail(
-        &mut self,
-        line: u64,
-        problem: String,
-    ) -> Option<Result<InputRecord<'a>, RecordsError>> {
-        self.failed = true;
-        Some(Err(RecordsError::Input { line, problem }))
-    }
-
-    fn blank(&mut self, line: u64) -> Option<Result<InputRecord<'a>, RecordsError>> {
-        self.fail(
+    fn blank(line: u64) -> Option<Result<InputRecord<'a>, RecordsError>> {
+        Some(Err(RecordsError::Input {
             line,
-            "empty line (only line files may hold empty records)".into(),
-        )
+            problem: "empty line (only line files may hold empty records)".into(),
+        }))
     }
 
     fn step(&mut self) -> Option<Result<InputRecord<'a>, RecordsError>> {
@@ -261,20 +252,13 @@ impl<'a> Records<'a> {
                     _ => raw,
                 };
                 if is_blank(json) {
-                    return self.blank(line);
+                    return Self::blank(line);
                 }
-                match jsonl_key(json, &name, line) {
-                    Ok(k) => Some(Ok(InputRecord {
-                        raw: raw.into(),
-                        key: KeyPlace::Own(k),
-                        line,
-                    })),
-                    // As every other error, the last item: nothing after it is read.
-                    Err(e) => {
-                        self.failed = true;
-                        Some(Err(e))
-                    }
-                }
+                Some(jsonl_key(json, &name, line).map(|k| InputRecord {
+                    raw: raw.into(),
+                    key: KeyPlace::Own(k),
+                    line,
+                }))
             }
             Mode::Delimited {
                 dialect,
@@ -289,10 +273,7 @@ impl<'a> Records<'a> {
                 let rec = match split_record(rest, dialect, true, fields) {
                     Ok(Some(r)) => r,
                     Ok(None) => return None,
-                    Err(e) => {
-                        self.failed = true;
-                        return Some(Err(syntax(dialect, line, e)));
-                    }
+                    Err(e) => return Some(Err(syntax(dialect, line, e))),
                 };
                 let raw = &rest[..rec.len];
                 let key = fields.get(index).map(|f| match f.value(raw) {
@@ -303,7 +284,7 @@ impl<'a> Records<'a> {
                 self.at += rec.len;
                 self.line += rec.lines;
                 if rec.body_end == 0 {
-                    return self.blank(line);
+                    return Self::blank(line);
                 }
                 match key {
                     Some(key) => Some(Ok(InputRecord {
@@ -311,7 +292,10 @@ impl<'a> Records<'a> {
                         key,
                         line,
                     })),
-                    None => self.fail(line, format!("has no field {}", index + 1)),
+                    None => Some(Err(RecordsError::Input {
+                        line,
+                        problem: format!("has no field {}", index + 1),
+                    })),
                 }
             }
         }
@@ -327,8 +311,10 @@ impl<'a> Iterator for Records<'a> {
         }
         // (In JSON lines the mark is no part of line 1's JSON: nothing to say of it.)
         let jsonl = matches!(self.mode, Mode::Jsonl { .. });
-        self.step()
-            .map(|r| r.map_err(|e| if jsonl { e } else { note_bom(self.input, e) }))
+        let item = self.step()?;
+        // An error is the last item, whatever its kind: nothing after it is read.
+        self.failed = item.is_err();
+        Some(item.map_err(|e| if jsonl { e } else { note_bom(self.input, e) }))
     }
 }
 
