@@ -115,9 +115,11 @@ pub struct PageReader<'a> {
 /// The file's bytes, mapped read-only, for reading pages without a system call each; `None`
 /// where the system refuses (then pages are read with `pread`).
 ///
-/// What makes this sound: veilkit never shortens a record file, and never writes a page
-/// that a root names (a commit writes its pages past the allocated ones, which no older
-/// root names, then a header copy, which is read with `pread`, never through the map;
+/// What makes this sound: veilkit never shortens a record file below a page that a root
+/// names (a commit that fails before its header copies gives the file back the length it
+/// had, cutting off only its own new pages), and never writes a page that a root names
+/// (a commit writes its pages past the allocated ones, which no older root names, then a
+/// header copy, which is read with `pread`, never through the map;
 /// `seal --force` and `rewrite` rename a new file over the old, whose inode the map
 /// keeps). A commit's pages written inside the map by this process are seen through it
 /// (a shared map of the page cache). Another program shortening the file while it is
@@ -125,8 +127,8 @@ pub struct PageReader<'a> {
 /// as for the breach indexes; a file that was short before it was opened is refused at
 /// opening, and pages past the map's end are read with `pread`.
 pub fn map_file(file: &File) -> Option<memmap2::Mmap> {
-    // SAFETY: read-only, and the file is not shortened or rewritten in place while mapped
-    // (above).
+    // SAFETY: read-only, and no page a root names is cut off or rewritten in place while
+    // mapped (above).
     #[allow(unsafe_code)]
     let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
     // Random access: a get reads one page, not the pages around it.

@@ -58,9 +58,26 @@ impl RecordFile {
         let generation = root.generation + 1;
         let mut counts = (0u64, 0u64, 0u64);
         if !add.is_empty() || !remove.is_empty() {
-            counts = self.write_changes(&mut root, generation, add, remove)?;
-            // Pages first, durably; the header that makes them current after.
-            self.file.sync_data().map_err(RecordsError::Write)?;
+            let before = self.file.metadata().map_err(RecordsError::Read)?.len();
+            let written = self
+                .write_changes(&mut root, generation, add, remove)
+                // Pages first, durably; the header that makes them current after.
+                .and_then(|c| {
+                    self.file
+                        .sync_data()
+                        .map(|()| c)
+                        .map_err(RecordsError::Write)
+                });
+            counts = match written {
+                Ok(c) => c,
+                Err(e) => {
+                    // No header copy names the pages written past `before` (both are
+                    // as they were), so the file gets its old length back: a full disk
+                    // is not left full of them. Best effort: the error is the write's.
+                    let _ = self.file.set_len(before);
+                    return Err(e);
+                }
+            };
         }
         root.generation = generation;
         let mut header = if self.header.version == 1 {

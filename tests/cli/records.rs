@@ -1263,6 +1263,86 @@ fn open_into_a_full_disk_names_the_output_alone() {
     assert_eq!(std::fs::read_dir(&small).unwrap().count(), 0);
 }
 
+/// An update that runs out of room (a full file system) fails naming the file and leaves
+/// it byte for byte as it was: the pages it wrote before the error are cut off again, so
+/// that they take no room (they used to stay, the disk full of them until the next
+/// update); with room again, the same update succeeds.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_update_on_a_full_disk_leaves_the_file_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let rows = |from: u32, to: u32| -> String {
+        (from..to).map(|i| format!("key{i}\tvalue {i}\n")).collect()
+    };
+    let first = format!("k\tv\n{}", rows(0, 20_000));
+    let sealed = seal(
+        dir.path(),
+        first.as_bytes(),
+        "t.tsv",
+        &["--key-field", "1"],
+        &key,
+    );
+    let more = dir.path().join("more.tsv");
+    std::fs::write(&more, rows(20_000, 60_000)).unwrap();
+    let small = dir.path().join("small");
+    let Some(_mounted) = super::common::small_tmpfs(&small, "1100k") else {
+        return;
+    };
+    let file = small.join("t.tsv.vkr");
+    std::fs::copy(&sealed, &file).unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let full = format!(
+        "veilkit: {}: cannot write: No space left on device (os error 28)\n",
+        file.display()
+    );
+    let append = || {
+        records(
+            "append",
+            &file,
+            &["--no-header".as_ref(), more.as_os_str()],
+            &key,
+        )
+        .output()
+        .unwrap()
+    };
+    let out = append();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_of(&out), full);
+    assert!(
+        std::fs::read(&file).unwrap() == before,
+        "a failed append changed the file"
+    );
+
+    // The file system filled to its last block: a delete's one new page has no room.
+    let filler = small.join("filler");
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&filler).unwrap();
+        while f.write_all(&[0u8; 4096]).is_ok() {}
+    }
+    let out = records("delete", &file, &["key7".as_ref()], &key)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_of(&out), full);
+    assert!(
+        std::fs::read(&file).unwrap() == before,
+        "a failed delete changed the file"
+    );
+
+    std::fs::remove_file(&filler).unwrap();
+    let out = records("open", &file, &[], &key).output().unwrap();
+    assert!(out.stdout == first.as_bytes(), "{}", stderr_of(&out));
+    // A smaller append (about 450 KB of pages beside the file's 550 KB) fits only in the
+    // room that the failed append's pages would have kept.
+    std::fs::write(&more, rows(20_000, 30_000)).unwrap();
+    let out = append();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let out = records("open", &file, &[], &key).output().unwrap();
+    assert!(out.stdout == format!("{first}{}", rows(20_000, 30_000)).as_bytes());
+}
+
 /// A spreadsheet's "CSV UTF-8" (a byte order mark before the header): the mark is no part
 /// of the first column's name, so `--key-field` and `--fields` find it by name, and its
 /// token column is `id_token`; the bytes come back as they were, mark included. A token
