@@ -1263,6 +1263,42 @@ fn open_into_a_full_disk_names_the_output_alone() {
     assert_eq!(std::fs::read_dir(&small).unwrap().count(), 0);
 }
 
+/// `seal` into a full file system names the output, not the input it was reading (it
+/// said `veilkit: log.txt: cannot write: ...`, as if the input were being written), and
+/// leaves nothing.
+#[cfg(target_os = "linux")]
+#[test]
+fn seal_into_a_full_disk_names_the_output_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let input = dir.path().join("log.txt");
+    let lines: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(&input, lines).unwrap();
+    let small = dir.path().join("small");
+    let Some(_mounted) = super::common::small_tmpfs(&small, "64k") else {
+        return;
+    };
+    let out_path = small.join("log.vkr");
+    let out = veilkit()
+        .args(["records", "seal"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&out_path)
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&out),
+        format!(
+            "veilkit: {}: cannot write: No space left on device (os error 28)\n",
+            out_path.display()
+        )
+    );
+    assert_eq!(std::fs::read_dir(&small).unwrap().count(), 0);
+}
+
 /// An update that runs out of room (a full file system) fails naming the file and leaves
 /// it byte for byte as it was: the pages it wrote before the error are cut off again, so
 /// that they take no room (they used to stay, the disk full of them until the next

@@ -216,7 +216,13 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         )
     })();
     bar.finish();
-    let summary = sealed.map_err(|e| records_error(e, &shown))?;
+    // A failed write is the output's (a full disk), anything else the input's.
+    let summary = sealed.map_err(|e| match e {
+        e @ crate::records::RecordsError::Write(_) => {
+            records_error(e, &args.output.display().to_string())
+        }
+        e => records_error(e, &shown),
+    })?;
     // A record file being replaced (--force) is locked first, as by a writer.
     let held = crate::records::file::lock_existing(&args.output)
         .map_err(|e| records_error(e, &args.output.display().to_string()))?;
