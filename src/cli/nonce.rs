@@ -29,8 +29,9 @@ NoNoncense's: a 42-bit millisecond timestamp from 2025-01-01, a 9-bit machine id
 Values never repeat within a process, across processes sharing the state file (a \
 high-water mark under an advisory lock, written durably before values are issued), \
 across restarts, or when the clock steps back. 64-bit values are limited to 8,192 per \
-millisecond per machine id (8.19 million per second): faster requests wait, never wrap. \
-Give every machine a distinct --machine-id (0 to 511).";
+millisecond per machine id (8.19 million per second): faster requests wait, never wrap; \
+values already reserved more than 10 s ahead of the clock (a large --count run of the same \
+machine id) are an error, not a wait. Give every machine a distinct --machine-id (0 to 511).";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
@@ -206,9 +207,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     let mut emit = |out: &mut dyn Write| -> anyhow::Result<()> {
         while left > 0 {
             let n = (left as usize).min(chunk);
-            generator
-                .fill(&mut values[..n])
-                .map_err(anyhow::Error::new)?;
+            generator.fill(&mut values[..n]).map_err(state_hint)?;
             buf.clear();
             format.write_many(width, &values[..n], &mut buf);
             out.write_all(&buf).context("stdout")?;
@@ -241,6 +240,9 @@ fn state_hint(e: NonceError) -> anyhow::Error {
     let hint = match &e {
         NonceError::StateNotRegular { .. } => {
             "give --state the path of a regular file (or leave it out: the default is $XDG_STATE_HOME/veilkit/nonce-state)"
+        }
+        NonceError::Ahead { .. } => {
+            "another --machine-id, or 96- or 128-bit nonces (which do not wait for the clock), can start now; the reservation was left by a run of this machine id with a large --count (still going, or killed), or by a state file written without clock marks"
         }
         NonceError::StateFormat { .. } | NonceError::StateLine { .. } => {
             "the state file keeps nonces unique across processes; remove it only if no process of this machine id ever used it"

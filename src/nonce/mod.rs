@@ -20,6 +20,13 @@ pub const MAX_MACHINE: u32 = (1 << MACHINE_BITS) - 1;
 /// The most milliseconds of the timeline one reservation covers.
 pub const MAX_WINDOW_MS: u64 = 1024;
 
+/// The longest the 64-bit throttle waits for the clock: ten times the longest window a
+/// run reserves ahead of it without a count ([`MAX_WINDOW_MS`]). A longer wait means values
+/// reserved far ahead of the clock (a large `-n` run of the machine id, going or killed,
+/// or a state file's lines without a clock mark) and is refused, not waited out (it
+/// could be years).
+pub const MAX_WAIT_MS: u64 = 10_000;
+
 /// A nonce width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Width {
@@ -161,6 +168,19 @@ pub enum NonceError {
     /// The 42-bit timestamp is exhausted (the year 2164) or the clock is before 2025.
     #[error("the clock is outside the nonce epoch (2025 to 2164)")]
     Epoch,
+    /// The next 64-bit values are reserved further ahead of the clock than the throttle
+    /// waits ([`MAX_WAIT_MS`]).
+    #[error(
+        "machine id {machine}: its next 64-bit values are reserved {} s ahead of the clock, and 64-bit values never run ahead of it (veilkit waits at most {} s)",
+        .ms.div_ceil(1000),
+        MAX_WAIT_MS / 1000
+    )]
+    Ahead {
+        /// The machine id.
+        machine: u32,
+        /// How long the wait would be, in milliseconds.
+        ms: u64,
+    },
     /// Fewer counter values are left for the machine id and width than were asked for.
     #[error("{}", exhausted_text(*.machine, *.bits, *.left))]
     Exhausted {
@@ -560,8 +580,14 @@ impl<C: Clock, R: Reserve> Generator<C, R> {
                 // Never a timestamp later than now: at most up to the end of this ms.
                 let limit = self.width.floor(now + 1);
                 if self.next >= limit {
-                    self.clock
-                        .sleep_ms(((self.next >> cb) as u64).saturating_sub(now).max(1));
+                    let wait = ((self.next >> cb) as u64).saturating_sub(now).max(1);
+                    if wait > MAX_WAIT_MS {
+                        return Err(NonceError::Ahead {
+                            machine: self.machine,
+                            ms: wait,
+                        });
+                    }
+                    self.clock.sleep_ms(wait);
                     continue;
                 }
                 take = take.min(limit - self.next);

@@ -219,6 +219,52 @@ fn sixty_four_bit_counters_never_run_ahead_of_the_clock() {
     }
 }
 
+/// 64-bit values reserved far ahead of the clock (a state line without a clock mark, or
+/// a large run's reservation) are refused, not waited out: the throttle used to sleep
+/// until the clock reached them, years for a mark near the end of the epoch. A wait up
+/// to the bound is waited; the refused reservation is given back.
+#[test]
+fn sixty_four_bit_values_far_ahead_of_the_clock_are_refused_not_waited_for() {
+    let now = JAN_2026 - EPOCH_UNIX_MS;
+    for kind in [Kind::Counter, Kind::Sortable, Kind::Encrypted] {
+        for (ahead_ms, refused) in [
+            (MAX_WAIT_MS - 1, false),
+            (MAX_WAIT_MS, false),
+            (MAX_WAIT_MS + 1, true),
+            (1 << 41, true),
+        ] {
+            let clock = FakeClock::at(JAN_2026);
+            let mut reserve = MemoryReserve::default();
+            // The last value reserved: `ahead_ms` past now, no clock mark (as a line of
+            // three fields reads).
+            let highest = Width::W64.floor(now + ahead_ms) - 1;
+            let mark = Mark { highest, at_ts: 0 };
+            reserve.marks.insert((3, Width::W64), mark);
+            let mut g = generator(Width::W64, kind, &clock, &mut reserve);
+            let mut out = vec![0u128; 10];
+            let got = g.fill(&mut out);
+            if refused {
+                match got {
+                    Err(NonceError::Ahead { machine: 3, ms }) => {
+                        assert_eq!(ms, ahead_ms, "{kind:?}")
+                    }
+                    other => panic!("{kind:?} {ahead_ms} ms ahead: {other:?}"),
+                }
+                assert_eq!(clock.slept.get(), 0, "{kind:?} waited before refusing");
+                drop(g);
+                assert_eq!(reserve.marks[&(3, Width::W64)].highest, highest);
+            } else {
+                got.unwrap();
+                assert_eq!(clock.slept.get(), ahead_ms, "{kind:?}");
+                let first = Width::W64.decompose(out[0]);
+                if kind != Kind::Encrypted {
+                    assert_eq!(first, (now + ahead_ms, 3, 0), "{kind:?}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn sortable_values_follow_the_clock_and_increase() {
     for w in [Width::W64, Width::W96, Width::W128] {

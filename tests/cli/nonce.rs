@@ -343,6 +343,49 @@ fn impossible_state_files_and_exhaustion_are_precise_errors() {
     );
 }
 
+/// 64-bit values reserved far ahead of the clock (here a line without a clock mark whose
+/// counter is near the end of the epoch, as another implementation or a killed run with
+/// a huge `-n` could leave) are an error at once, with what to do instead; the throttle
+/// used to wait for the clock to reach them, silently, for some 134 years. The file's
+/// counter stays where it was.
+#[test]
+fn sixty_four_bit_values_reserved_far_ahead_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("state");
+    // The last value of the millisecond 2^42 - 2^30 (in the year 2160).
+    let highest = (((1u128 << 42) - (1 << 30)) << 13) - 1;
+    std::fs::write(&st, format!("veilkit-nonce-state 1\n1 64 {highest}\n")).unwrap();
+    for kind in ["counter", "sortable", "encrypted"] {
+        let mut cmd = veilkit();
+        cmd.args(["nonce", "--machine-id", "1", "--bits", "64", "--kind", kind])
+            .arg("--state")
+            .arg(&st)
+            .timeout(std::time::Duration::from_secs(60));
+        if kind == "encrypted" {
+            cmd.arg("--key-file").arg(keyfile(dir.path(), "k.key"));
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{kind}: {}", stderr_of(&out));
+        assert!(out.stdout.is_empty(), "{kind}");
+        let err = stderr_of(&out);
+        assert!(
+            err.starts_with("veilkit: machine id 1: its next 64-bit values are reserved ")
+                && err.contains(" s ahead of the clock, and 64-bit values never run ahead of it (veilkit waits at most 10 s)\n")
+                && err.contains("hint: another --machine-id, or 96- or 128-bit nonces"),
+            "{kind}: {err}"
+        );
+        let text = std::fs::read_to_string(&st).unwrap();
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("1 64 {highest}"))),
+            "{kind}: {text}"
+        );
+    }
+    // Another machine id starts at once.
+    let v = nonces(&st, &["--machine-id", "2", "--bits", "64"]);
+    assert_eq!(v.len(), 1);
+}
+
 /// The state file after a run holds the last value issued, not the end of what the run
 /// reserved: sortable windows and counter reservations are trimmed at exit, and the next
 /// run continues right after (docs/NONCES.md, "What each kind reserves").
