@@ -1234,69 +1234,38 @@ fn a_long_piped_input_goes_to_a_temporary_file_not_to_memory() {
     assert!(opened.stdout == text, "the records differ from the input");
 }
 
-/// `open -o` into a full file system names the output, not the temporary it was written
-/// to (tempfile's error added ` at path "DIR/.NAME.pidPID.XXXX.tmp"`), and leaves
-/// nothing.
+/// `open -o` and `seal -o` into a full file system name the output: not the temporary it
+/// was written to (open: tempfile's error added ` at path "DIR/.NAME.pidPID.XXXX.tmp"`),
+/// nor the input being read (seal said `veilkit: log.txt: cannot write: ...`, as if the
+/// input were being written); nothing is left.
 #[cfg(target_os = "linux")]
 #[test]
-fn open_into_a_full_disk_names_the_output_alone() {
+fn open_and_seal_into_a_full_disk_name_the_output_alone() {
     let dir = tempfile::tempdir().unwrap();
     let key = keyfile(dir.path(), "k.key");
     let lines: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
     let file = seal(dir.path(), lines.as_bytes(), "log.txt", &[], &key);
-    let small = dir.path().join("small");
-    let Some(_mounted) = super::common::small_tmpfs(&small, "64k") else {
-        return;
-    };
-    let out_path = small.join("log.txt");
-    let out = records("open", &file, &["-o".as_ref(), out_path.as_os_str()], &key)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        stderr_of(&out),
-        format!(
-            "veilkit: {}: cannot write: No space left on device (os error 28)\n",
-            out_path.display()
-        )
-    );
-    assert_eq!(std::fs::read_dir(&small).unwrap().count(), 0);
-}
-
-/// `seal` into a full file system names the output, not the input it was reading (it
-/// said `veilkit: log.txt: cannot write: ...`, as if the input were being written), and
-/// leaves nothing.
-#[cfg(target_os = "linux")]
-#[test]
-fn seal_into_a_full_disk_names_the_output_and_leaves_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let key = keyfile(dir.path(), "k.key");
     let input = dir.path().join("log.txt");
-    let lines: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
-    std::fs::write(&input, lines).unwrap();
     let small = dir.path().join("small");
     let Some(_mounted) = super::common::small_tmpfs(&small, "64k") else {
         return;
     };
-    let out_path = small.join("log.vkr");
-    let out = veilkit()
-        .args(["records", "seal"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&out_path)
-        .arg("--key-file")
-        .arg(&key)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        stderr_of(&out),
-        format!(
-            "veilkit: {}: cannot write: No space left on device (os error 28)\n",
-            out_path.display()
-        )
-    );
-    assert_eq!(std::fs::read_dir(&small).unwrap().count(), 0);
+    for (cmd, from, name) in [("open", &file, "log.txt"), ("seal", &input, "log.vkr")] {
+        let out_path = small.join(name);
+        let out = records(cmd, from, &["-o".as_ref(), out_path.as_os_str()], &key)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        assert_eq!(
+            stderr_of(&out),
+            format!(
+                "veilkit: {}: cannot write: No space left on device (os error 28)\n",
+                out_path.display()
+            ),
+            "{cmd}"
+        );
+        assert_eq!(std::fs::read_dir(&small).unwrap().count(), 0, "{cmd}");
+    }
 }
 
 /// An update that runs out of room (a full file system) fails naming the file and leaves
