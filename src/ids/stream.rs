@@ -183,6 +183,8 @@ struct Batch {
     errors: Vec<Option<InputError>>,
     codec_errors: Vec<Option<InputError>>,
     first_line: u64,
+    /// Lines in the batch (`recs` holds them, except where `run` parses as it splits).
+    lines: usize,
 }
 
 /// Runs a stream from `input` to `output`. Bad lines stop the run with
@@ -213,7 +215,14 @@ pub fn run(
         errors: Vec::with_capacity(BATCH),
         codec_errors: Vec::with_capacity(BATCH),
         first_line: 1,
+        lines: 0,
     };
+    // Whole decimal lines to encode (the common use): each id is parsed as its line is
+    // found, into `ids` and `errors`, with no record of where the line was (its output
+    // line is the encoded id alone, and its error needs only its number).
+    let stored = codec.spec().form == Form::StoredNonce;
+    let parse_inline =
+        opts.field.is_none() && opts.op == Op::Encode && (!stored || opts.random_nonce);
     let mut summary = Summary::default();
     let mut header = opts.header;
     loop {
@@ -253,14 +262,21 @@ pub fn run(
             } else {
                 (end, false)
             };
-            batch.recs.push(Rec {
-                start: pos,
-                end: line_end,
-                cr,
-                ..Rec::default()
-            });
+            if parse_inline {
+                let parsed = codec.parse_id_in(buf, pos, line_end);
+                batch.ids.push(*parsed.as_ref().unwrap_or(&0));
+                batch.errors.push(parsed.err());
+            } else {
+                batch.recs.push(Rec {
+                    start: pos,
+                    end: line_end,
+                    cr,
+                    ..Rec::default()
+                });
+            }
+            batch.lines += 1;
             pos = end + 1;
-            if batch.recs.len() == BATCH {
+            if batch.lines == BATCH {
                 process(
                     codec,
                     opts,
@@ -273,7 +289,7 @@ pub fn run(
                 )?;
             }
         }
-        if !batch.recs.is_empty() {
+        if batch.lines > 0 {
             process(
                 codec,
                 opts,
@@ -324,11 +340,11 @@ fn process(
     on_error: &mut dyn FnMut(&LineError),
     summary: &mut Summary,
 ) -> Result<(), StreamError> {
-    let n = batch.recs.len();
+    let n = batch.lines;
     let stored = codec.spec().form == Form::StoredNonce;
     let encoding = opts.op == Op::Encode;
-    // Every slot is written below for every line; resizing only changes the length
-    // when a batch is shorter or longer than the last.
+    // The slots are empty at the start of a batch (or hold the ids and errors that
+    // `run` parsed, one per line); every one added here is written below.
     batch.ids.resize(n, 0);
     batch.nonces.resize(n, 0);
     batch.blocks.resize(n, [0; 16]);
@@ -344,24 +360,10 @@ fn process(
         }
     }
 
-    // Parse every line: the common whole-line forms in tight loops, the rest below.
+    // Parse every line (whole decimal lines to encode were parsed by `run`): the common
+    // whole-line form in a tight loop, the rest below.
     let whole_line = opts.field.is_none() && !(encoding && stored && !opts.random_nonce);
-    if whole_line && encoding {
-        for i in 0..n {
-            let rec = batch.recs[i];
-            let parsed = codec.parse_id_in(buf, rec.start, rec.end);
-            batch.errors[i] = match parsed {
-                Ok(id) => {
-                    batch.ids[i] = id;
-                    None
-                }
-                Err(e) => {
-                    batch.ids[i] = 0;
-                    Some(e)
-                }
-            };
-        }
-    } else if whole_line {
+    if whole_line && !encoding {
         let prefix = &opts.prefix[..];
         for i in 0..n {
             let rec = batch.recs[i];
@@ -549,6 +551,9 @@ fn process(
     summary.lines += n as u64;
     batch.first_line += n as u64;
     batch.recs.clear();
+    batch.ids.clear();
+    batch.errors.clear();
+    batch.lines = 0;
     if out.len() >= OUT_CHUNK {
         out.flush_to(output)?;
     }
@@ -595,7 +600,7 @@ fn emit(
     summary: &mut Summary,
     value: impl Fn(&mut Out, &Batch, usize),
 ) -> Result<(), StreamError> {
-    for i in 0..batch.recs.len() {
+    for i in 0..batch.lines {
         if batch.errors[i].is_some() {
             line_failed(batch, i, out, output, opts, on_error, summary)?;
         } else {
