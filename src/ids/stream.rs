@@ -185,6 +185,8 @@ struct Batch {
     first_line: u64,
     /// Lines in the batch (`recs` holds them, except where `run` parses as it splits).
     lines: usize,
+    /// The bad lines `parse_lines` found (their index in the batch, and what is wrong).
+    bad: Vec<(usize, InputError)>,
 }
 
 /// Runs a stream from `input` to `output`. Bad lines stop the run with
@@ -216,9 +218,10 @@ pub fn run(
         codec_errors: Vec::with_capacity(BATCH),
         first_line: 1,
         lines: 0,
+        bad: Vec::new(),
     };
     // Whole decimal lines to encode (the common use): each id is parsed as its line is
-    // found, into `ids` and `errors`, with no record of where the line was (its output
+    // found, into `ids` (and `bad`), with no record of where the line was (its output
     // line is the encoded id alone, and its error needs only its number).
     let stored = codec.spec().form == Form::StoredNonce;
     let parse_inline =
@@ -247,7 +250,27 @@ pub fn run(
         }
         // (An input of the mark alone has no line.)
         let unterminated = (buf.len() > pos && buf[buf.len() - 1] != b'\n').then_some(buf.len());
-        for end in crate::streams::newlines(buf).chain(unterminated) {
+        let mut ends = crate::streams::newlines(buf).chain(unterminated);
+        loop {
+            if parse_inline && !header {
+                // Whole decimal lines, in a loop of their own until the batch is full.
+                let full = parse_lines(codec, buf, &mut pos, &mut ends, &mut batch);
+                if !full {
+                    break;
+                }
+                process(
+                    codec,
+                    opts,
+                    buf,
+                    &mut batch,
+                    &mut out,
+                    output,
+                    on_error,
+                    &mut summary,
+                )?;
+                continue;
+            }
+            let Some(end) = ends.next() else { break };
             if std::mem::take(&mut header) {
                 // The header line, as it was.
                 out.put(&buf[pos..end]);
@@ -262,18 +285,12 @@ pub fn run(
             } else {
                 (end, false)
             };
-            if parse_inline {
-                let parsed = codec.parse_id_in(buf, pos, line_end);
-                batch.ids.push(*parsed.as_ref().unwrap_or(&0));
-                batch.errors.push(parsed.err());
-            } else {
-                batch.recs.push(Rec {
-                    start: pos,
-                    end: line_end,
-                    cr,
-                    ..Rec::default()
-                });
-            }
+            batch.recs.push(Rec {
+                start: pos,
+                end: line_end,
+                cr,
+                ..Rec::default()
+            });
             batch.lines += 1;
             pos = end + 1;
             if batch.lines == BATCH {
@@ -310,6 +327,41 @@ pub fn run(
     Ok(summary)
 }
 
+/// Parses whole decimal lines of `buf`, from `*pos` to each end `ends` yields, into the
+/// batch's ids (a bad line's error into `bad`, with 0 in its slot), until the batch is
+/// full (true) or the ends run out (false). `*pos` is left after the last line taken.
+#[inline(never)]
+fn parse_lines(
+    codec: &Codec,
+    buf: &[u8],
+    pos: &mut usize,
+    ends: &mut impl Iterator<Item = usize>,
+    batch: &mut Batch,
+) -> bool {
+    let mut p = *pos;
+    let mut lines = batch.lines;
+    while lines < BATCH {
+        let Some(end) = ends.next() else { break };
+        let line_end = if end > p && buf[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
+        match codec.parse_id_in(buf, p, line_end) {
+            Ok(id) => batch.ids.push(id),
+            Err(e) => {
+                batch.ids.push(0);
+                batch.bad.push((lines, e));
+            }
+        }
+        lines += 1;
+        p = end + 1;
+    }
+    *pos = p;
+    batch.lines = lines;
+    lines == BATCH
+}
+
 /// Finds field `n` (counted from 1) of `line`, as a range relative to the line.
 fn field_range(line: &[u8], delimiter: u8, n: usize) -> Option<(usize, usize)> {
     let mut start = 0;
@@ -343,13 +395,19 @@ fn process(
     let n = batch.lines;
     let stored = codec.spec().form == Form::StoredNonce;
     let encoding = opts.op == Op::Encode;
-    // The slots are empty at the start of a batch (or hold the ids and errors that
-    // `run` parsed, one per line); every one added here is written below.
+    // The slots are empty at the start of a batch (or `ids` holds those that `run`
+    // parsed, one per line, and `bad` their errors); every one added here is written
+    // below.
     batch.ids.resize(n, 0);
     batch.nonces.resize(n, 0);
     batch.blocks.resize(n, [0; 16]);
+    // Where `run` parsed the ids, `errors` holds no error at the start of a batch (the
+    // last batch's were taken as its lines were written) and gets those of `bad`.
     batch.errors.resize(n, None);
     batch.codec_errors.resize(n, None);
+    for (i, e) in batch.bad.drain(..) {
+        batch.errors[i] = Some(e);
+    }
 
     if encoding && stored && opts.random_nonce {
         let mut bytes = vec![0u8; n * 8];
@@ -463,8 +521,9 @@ fn process(
                 &mut batch.nonces,
                 &mut batch.codec_errors,
             );
+            // (Read first: most lines have neither, and a write of every slot costs.)
             for (e, d) in batch.errors.iter_mut().zip(batch.codec_errors.iter_mut()) {
-                if e.is_none() {
+                if d.is_some() && e.is_none() {
                     *e = d.take();
                 }
             }
@@ -552,7 +611,6 @@ fn process(
     batch.first_line += n as u64;
     batch.recs.clear();
     batch.ids.clear();
-    batch.errors.clear();
     batch.lines = 0;
     if out.len() >= OUT_CHUNK {
         out.flush_to(output)?;
