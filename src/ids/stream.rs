@@ -220,12 +220,13 @@ pub fn run(
         lines: 0,
         bad: Vec::new(),
     };
-    // Whole decimal lines to encode (the common use): each id is parsed as its line is
-    // found, into `ids` (and `bad`), with no record of where the line was (its output
-    // line is the encoded id alone, and its error needs only its number).
+    // Whole lines (the common use: decimal ids to encode, encoded ids to decode): each
+    // is parsed as it is found, into `ids` or `blocks` (and `bad`), with no record of
+    // where the line was (its output line is the id alone, and its error needs only its
+    // number).
     let stored = codec.spec().form == Form::StoredNonce;
     let parse_inline =
-        opts.field.is_none() && opts.op == Op::Encode && (!stored || opts.random_nonce);
+        opts.field.is_none() && (opts.op != Op::Encode || !stored || opts.random_nonce);
     let mut summary = Summary::default();
     let mut header = opts.header;
     loop {
@@ -254,7 +255,7 @@ pub fn run(
         loop {
             if parse_inline && !header {
                 // Whole decimal lines, in a loop of their own until the batch is full.
-                let full = parse_lines(codec, buf, &mut pos, &mut ends, &mut batch);
+                let full = parse_lines(codec, opts, buf, &mut pos, &mut ends, &mut batch);
                 if !full {
                     break;
                 }
@@ -327,16 +328,58 @@ pub fn run(
     Ok(summary)
 }
 
-/// Parses whole decimal lines of `buf`, from `*pos` to each end `ends` yields, into the
-/// batch's ids (a bad line's error into `bad`, with 0 in its slot), until the batch is
-/// full (true) or the ends run out (false). `*pos` is left after the last line taken.
+/// Parses whole lines of `buf`, from `*pos` to each end `ends` yields: decimal ids into
+/// the batch's `ids` (to encode), encoded ids into its `blocks` (to decode or re-encode),
+/// a bad line's error into `bad` with a dummy in its slot, until the batch is full (true)
+/// or the ends run out (false). `*pos` is left after the last line taken.
 #[inline(never)]
 fn parse_lines(
     codec: &Codec,
+    opts: &Options,
     buf: &[u8],
     pos: &mut usize,
     ends: &mut impl Iterator<Item = usize>,
     batch: &mut Batch,
+) -> bool {
+    if opts.op == Op::Encode {
+        return take_lines(buf, pos, ends, batch, |batch, line, i| {
+            match codec.parse_id_in(buf, line.start, line.end) {
+                Ok(id) => batch.ids.push(id),
+                Err(e) => {
+                    batch.ids.push(0);
+                    batch.bad.push((i, e));
+                }
+            }
+        });
+    }
+    let (format, prefix) = (opts.format, &opts.prefix[..]);
+    take_lines(buf, pos, ends, batch, |batch, line, i| {
+        let line = &buf[line];
+        let parsed = match line.strip_prefix(prefix) {
+            Some(text) => format.parse(text).map_err(InputError::from),
+            None => Err(InputError::Prefix(
+                String::from_utf8_lossy(prefix).into_owned(),
+            )),
+        };
+        match parsed {
+            Ok(block) => batch.blocks.push(block),
+            Err(e) => {
+                batch.blocks.push([0; 16]);
+                batch.bad.push((i, e));
+            }
+        }
+    })
+}
+
+/// The loop of [`parse_lines`]: `each` gets each line's range (without its `\r\n` or
+/// `\n`) and its index in the batch.
+#[inline(always)]
+fn take_lines(
+    buf: &[u8],
+    pos: &mut usize,
+    ends: &mut impl Iterator<Item = usize>,
+    batch: &mut Batch,
+    mut each: impl FnMut(&mut Batch, std::ops::Range<usize>, usize),
 ) -> bool {
     let mut p = *pos;
     let mut lines = batch.lines;
@@ -347,13 +390,7 @@ fn parse_lines(
         } else {
             end
         };
-        match codec.parse_id_in(buf, p, line_end) {
-            Ok(id) => batch.ids.push(id),
-            Err(e) => {
-                batch.ids.push(0);
-                batch.bad.push((lines, e));
-            }
-        }
+        each(batch, p..line_end, lines);
         lines += 1;
         p = end + 1;
     }
@@ -418,33 +455,8 @@ fn process(
         }
     }
 
-    // Parse every line (whole decimal lines to encode were parsed by `run`): the common
-    // whole-line form in a tight loop, the rest below.
+    // Parse every line not parsed yet (`run` parsed whole lines, into `ids` or `blocks`).
     let whole_line = opts.field.is_none() && !(encoding && stored && !opts.random_nonce);
-    if whole_line && !encoding {
-        let prefix = &opts.prefix[..];
-        for i in 0..n {
-            let rec = batch.recs[i];
-            let line = &buf[rec.start..rec.end];
-            let parsed = if prefix.is_empty() {
-                opts.format.parse(line).map_err(InputError::from)
-            } else {
-                match line.strip_prefix(prefix) {
-                    Some(text) => opts.format.parse(text).map_err(InputError::from),
-                    None => Err(InputError::Prefix(
-                        String::from_utf8_lossy(prefix).into_owned(),
-                    )),
-                }
-            };
-            batch.errors[i] = match parsed {
-                Ok(block) => {
-                    batch.blocks[i] = block;
-                    None
-                }
-                Err(e) => Some(e),
-            };
-        }
-    }
     for i in (0..n).filter(|_| !whole_line) {
         let rec = &mut batch.recs[i];
         let line = &buf[rec.start..rec.end];
@@ -611,6 +623,10 @@ fn process(
     batch.first_line += n as u64;
     batch.recs.clear();
     batch.ids.clear();
+    if whole_line && !encoding {
+        // (Elsewhere they are overwritten, by the encoding, in place.)
+        batch.blocks.clear();
+    }
     batch.lines = 0;
     if out.len() >= OUT_CHUNK {
         out.flush_to(output)?;
