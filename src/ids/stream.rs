@@ -224,9 +224,7 @@ pub fn run(
     // is parsed as it is found, into `ids` or `blocks` (and `bad`), with no record of
     // where the line was (its output line is the id alone, and its error needs only its
     // number).
-    let stored = codec.spec().form == Form::StoredNonce;
-    let parse_inline =
-        opts.field.is_none() && (opts.op != Op::Encode || !stored || opts.random_nonce);
+    let parse_inline = whole_lines(codec, opts);
     let mut summary = Summary::default();
     let mut header = opts.header;
     loop {
@@ -254,46 +252,36 @@ pub fn run(
         let mut ends = crate::streams::newlines(buf).chain(unterminated);
         loop {
             if parse_inline && !header {
-                // Whole decimal lines, in a loop of their own until the batch is full.
-                let full = parse_lines(codec, opts, buf, &mut pos, &mut ends, &mut batch);
-                if !full {
+                // Whole lines, in a loop of their own until the batch is full (or the
+                // block's lines run out).
+                if !parse_lines(codec, opts, buf, &mut pos, &mut ends, &mut batch) {
                     break;
                 }
-                process(
-                    codec,
-                    opts,
-                    buf,
-                    &mut batch,
-                    &mut out,
-                    output,
-                    on_error,
-                    &mut summary,
-                )?;
-                continue;
-            }
-            let Some(end) = ends.next() else { break };
-            if std::mem::take(&mut header) {
-                // The header line, as it was.
-                out.put(&buf[pos..end]);
-                out.push(b'\n');
-                summary.lines += 1;
-                batch.first_line += 1;
-                pos = end + 1;
-                continue;
-            }
-            let (line_end, cr) = if end > pos && buf[end - 1] == b'\r' {
-                (end - 1, true)
             } else {
-                (end, false)
-            };
-            batch.recs.push(Rec {
-                start: pos,
-                end: line_end,
-                cr,
-                ..Rec::default()
-            });
-            batch.lines += 1;
-            pos = end + 1;
+                let Some(end) = ends.next() else { break };
+                if std::mem::take(&mut header) {
+                    // The header line, as it was.
+                    out.put(&buf[pos..end]);
+                    out.push(b'\n');
+                    summary.lines += 1;
+                    batch.first_line += 1;
+                    pos = end + 1;
+                    continue;
+                }
+                let (line_end, cr) = if end > pos && buf[end - 1] == b'\r' {
+                    (end - 1, true)
+                } else {
+                    (end, false)
+                };
+                batch.recs.push(Rec {
+                    start: pos,
+                    end: line_end,
+                    cr,
+                    ..Rec::default()
+                });
+                batch.lines += 1;
+                pos = end + 1;
+            }
             if batch.lines == BATCH {
                 process(
                     codec,
@@ -328,6 +316,13 @@ pub fn run(
     Ok(summary)
 }
 
+/// True when each line is one id as a whole (no `--field`, and not the `ID NONCE` lines
+/// of a stored-nonce encode): the lines [`parse_lines`] takes.
+fn whole_lines(codec: &Codec, opts: &Options) -> bool {
+    let stored = codec.spec().form == Form::StoredNonce;
+    opts.field.is_none() && !(opts.op == Op::Encode && stored && !opts.random_nonce)
+}
+
 /// Parses whole lines of `buf`, from `*pos` to each end `ends` yields: decimal ids into
 /// the batch's `ids` (to encode), encoded ids into its `blocks` (to decode or re-encode),
 /// a bad line's error into `bad` with a dummy in its slot, until the batch is full (true)
@@ -355,7 +350,13 @@ fn parse_lines(
     let (format, prefix) = (opts.format, &opts.prefix[..]);
     take_lines(buf, pos, ends, batch, |batch, line, i| {
         let line = &buf[line];
-        let parsed = match line.strip_prefix(prefix) {
+        // (Without a prefix, no call to compare none.)
+        let text = if prefix.is_empty() {
+            Some(line)
+        } else {
+            line.strip_prefix(prefix)
+        };
+        let parsed = match text {
             Some(text) => format.parse(text).map_err(InputError::from),
             None => Err(InputError::Prefix(
                 String::from_utf8_lossy(prefix).into_owned(),
@@ -432,8 +433,8 @@ fn process(
     let n = batch.lines;
     let stored = codec.spec().form == Form::StoredNonce;
     let encoding = opts.op == Op::Encode;
-    // The slots are empty at the start of a batch (or `ids` holds those that `run`
-    // parsed, one per line, and `bad` their errors); every one added here is written
+    // The slots are empty at the start of a batch (or `ids` or `blocks` holds what `run`
+    // parsed, one per line, and `bad` the errors); every one added here is written
     // below.
     batch.ids.resize(n, 0);
     batch.nonces.resize(n, 0);
@@ -456,7 +457,7 @@ fn process(
     }
 
     // Parse every line not parsed yet (`run` parsed whole lines, into `ids` or `blocks`).
-    let whole_line = opts.field.is_none() && !(encoding && stored && !opts.random_nonce);
+    let whole_line = whole_lines(codec, opts);
     for i in (0..n).filter(|_| !whole_line) {
         let rec = &mut batch.recs[i];
         let line = &buf[rec.start..rec.end];
