@@ -1,7 +1,8 @@
 //! Decrypted pages kept for repeated access, up to a byte budget.
 
 use super::arena::{Arena, Page};
-use super::pages::prefetch;
+use super::keymap::KeyMap;
+use super::pages::{Kind, parse_record, prefetch, prefetch_line};
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -52,10 +53,46 @@ pub struct Cache {
     /// Where the pages' bytes are (huge-page chunks: [`super::arena`]).
     arena: Arena,
     order: VecDeque<(u8, u64)>,
+    /// The records of held data pages by key hash ([`KeyMap`]), and how many each data
+    /// page put there (its records are found again in the page to take them out).
+    records: KeyMap,
+    listed: PageMap<u64, u32>,
+    /// The file's records and bytes, for the size of [`Cache::records`].
+    file_records: u64,
+    file_bytes: u64,
+    /// Of held bucket pages that do not alone answer their gets with one data page each,
+    /// `None`; of those that do except for some tags, the tags (see
+    /// [`super::pages::repeated_tags`]). A bucket page absent here answers every tag so.
+    notes: PageMap<u64, Option<Box<[u32]>>>,
     /// The most bytes held.
     pub budget: usize,
     used: usize,
 }
+
+/// Bytes a record in [`Cache::records`] is counted as: its slot (16 bytes, in a table at
+/// most three quarters full and at least three eighths).
+pub const RECORD_BYTES: usize = 32;
+
+/// Calls `f` with the key and offset of each record of data page `page`; `None` when
+/// the page does not parse.
+fn records_of(page: &[u8], mut f: impl FnMut(&[u8], u32)) -> Option<()> {
+    let n = u16::from_le_bytes(page.get(..2)?.try_into().ok()?) as usize;
+    let mut at = 2;
+    for _ in 0..n {
+        let (rec, next) = parse_record(page, at)?;
+        f(rec.key(page), u32::try_from(at).ok()?);
+        at = next;
+    }
+    Some(())
+}
+
+/// Bytes a bucket page's note is counted as.
+fn note_bytes(note: &Option<Box<[u32]>>) -> usize {
+    32 + note.as_ref().map_or(0, |tags| 4 * tags.len())
+}
+
+const DATA: u8 = Kind::Data as u8;
+const INDEX: u8 = Kind::Index as u8;
 
 /// Page kinds are numbered below this.
 const KINDS: usize = 8;
@@ -67,14 +104,20 @@ const BLOCK: usize = 256;
 type Block = [Option<Page>; BLOCK];
 
 impl Cache {
-    /// An empty cache of `budget` bytes, with a table for logical numbers below `limit`.
-    pub fn new(budget: usize, limit: u64) -> Cache {
+    /// An empty cache of `budget` bytes, with a table for logical numbers below `limit`,
+    /// for a file of `file_records` records in `file_bytes` bytes.
+    pub fn new(budget: usize, limit: u64, file_records: u64, file_bytes: u64) -> Cache {
         Cache {
             dense: Default::default(),
             limit,
             pages: PageMap::default(),
             arena: Arena::default(),
             order: VecDeque::new(),
+            records: KeyMap::default(),
+            listed: PageMap::default(),
+            file_records,
+            file_bytes,
+            notes: PageMap::default(),
             budget,
             used: 0,
         }
@@ -103,34 +146,132 @@ impl Cache {
     /// [`prefetch`]) before the page is touched.
     #[inline]
     pub fn get_prefetched(&self, k: (u8, u64), whole: bool) -> Option<Page> {
-        let held = if let Some(table) = self.dense.get(usize::from(k.0))
-            && k.1 < self.limit
-        {
-            let i = k.1 as usize;
-            table.get(i / BLOCK)?.as_ref()?[i % BLOCK].as_ref()
-        } else {
-            self.pages.get(&k)
-        }?;
+        let held = self.held(k)?;
         if whole {
             prefetch(held);
         }
         Some(held.clone())
     }
 
-    /// Removes a page, if held (making no block of the table for it).
-    fn take(&mut self, k: (u8, u64)) -> Option<Page> {
-        if let Some(table) = self.dense.get_mut(usize::from(k.0))
+    #[inline]
+    fn held(&self, k: (u8, u64)) -> Option<&Page> {
+        if let Some(table) = self.dense.get(usize::from(k.0))
             && k.1 < self.limit
         {
             let i = k.1 as usize;
-            return table.get_mut(i / BLOCK)?.as_mut()?[i % BLOCK].take();
+            table.get(i / BLOCK)?.as_ref()?[i % BLOCK].as_ref()
+        } else {
+            self.pages.get(&k)
         }
-        self.pages.remove(&k)
+    }
+
+    /// The hash [`Cache::put_records`] and [`Cache::find_record`] take of a key.
+    #[inline]
+    pub fn key_hash(&self, key: &[u8]) -> u64 {
+        self.records.hash(key)
+    }
+
+    /// Asks the processor for the line of [`Cache::records`] that
+    /// [`Cache::find_record`] of `hash` reads first.
+    #[inline]
+    pub fn prefetch_record(&self, hash: u64) {
+        self.records.prefetch(hash);
+    }
+
+    /// The record a data page put with `hash` (of its key: [`Cache::key_hash`],
+    /// [`Cache::put_records`]): the page's number, the page, and the record's offset in
+    /// it (the caller compares the record's key, whose line has been asked for). Only
+    /// while the key's bucket page (index page `bucket`) is held and names at most one
+    /// data page for `tag` (see [`Cache::put_bucket`]): then a get through the index
+    /// would read just that bucket page, which authenticated, and that one data page, so
+    /// it answers as this does, error for error.
+    #[inline]
+    pub fn find_record(&self, hash: u64, bucket: u64, tag: u32) -> Option<(u32, Page, usize)> {
+        let (logical, at) = self.records.find(hash)?;
+        let page = self.held((DATA, u64::from(logical)))?;
+        prefetch_line(page.get(at as usize)?);
+        self.held((INDEX, bucket))?;
+        if !self.notes.is_empty()
+            && let Some(note) = self.notes.get(&bucket)
+            && note
+                .as_ref()
+                .is_none_or(|tags| tags.binary_search(&tag).is_ok())
+        {
+            return None;
+        }
+        Some((logical, page.clone(), at as usize))
+    }
+
+    /// Removes a page, if held (making no block of the table for it), with its records.
+    fn take(&mut self, k: (u8, u64)) -> Option<Page> {
+        let page = if let Some(table) = self.dense.get_mut(usize::from(k.0))
+            && k.1 < self.limit
+        {
+            let i = k.1 as usize;
+            table.get_mut(i / BLOCK)?.as_mut()?[i % BLOCK].take()
+        } else {
+            self.pages.remove(&k)
+        }?;
+        self.unlist(k, &page);
+        Some(page)
+    }
+
+    /// Takes the records data page `page` put out of [`Cache::records`], or a bucket
+    /// page's note out of [`Cache::notes`].
+    fn unlist(&mut self, (kind, logical): (u8, u64), page: &[u8]) {
+        if kind == INDEX {
+            if let Some(note) = self.notes.remove(&logical) {
+                self.used -= note_bytes(&note);
+            }
+            return;
+        }
+        if kind != DATA {
+            return;
+        }
+        if let Some(n) = self.listed.remove(&logical) {
+            let map = &mut self.records;
+            // The page parsed when its records were put; a record not held (its hash
+            // taken by another page's) is not removed for this page's number.
+            let _ = records_of(page, |key, _| map.remove(map.hash(key), logical as u32));
+            self.used -= n as usize * RECORD_BYTES;
+        }
+    }
+
+    /// Whether a page of `bytes` would be held (not by a cache of no budget).
+    pub fn holds_room(&self, bytes: usize) -> bool {
+        bytes <= self.budget
     }
 
     /// Holds a copy of a page, evicting the oldest beyond the budget; returns the copy
     /// (held, or not when the budget is too small to hold anything).
     pub fn put(&mut self, k: (u8, u64), bytes: &[u8]) -> Page {
+        self.put_page(k, bytes, false)
+    }
+
+    /// [`Cache::put`] of a bucket's first index page (`k`), with what
+    /// [`super::pages::repeated_tags`] says of it.
+    pub fn put_bucket(&mut self, k: (u8, u64), bytes: &[u8], repeated: Option<Vec<u32>>) -> Page {
+        let page = self.put_page(k, bytes, false);
+        if k.0 == INDEX
+            && self.held(k).is_some()
+            && repeated.as_ref().is_none_or(|tags| !tags.is_empty())
+        {
+            let note = repeated.map(Vec::into_boxed_slice);
+            self.used += note_bytes(&note);
+            self.notes.insert(k.1, note);
+            self.evict();
+        }
+        page
+    }
+
+    /// [`Cache::put`] of a data page, with its records: gets of their keys find them
+    /// with [`Cache::find_record`] while the page is held. (A page that does not parse
+    /// is held without them: its gets scan it, and fail.)
+    pub fn put_records(&mut self, k: (u8, u64), bytes: &[u8]) -> Page {
+        self.put_page(k, bytes, k.0 == DATA)
+    }
+
+    fn put_page(&mut self, k: (u8, u64), bytes: &[u8], records: bool) -> Page {
         if bytes.len() > self.budget {
             // Not kept (a cache of no budget): no chunk for it.
             return Page::from(bytes);
@@ -144,9 +285,60 @@ impl Cache {
         };
         if let Some(old) = old {
             self.used -= old.len();
+            self.unlist(k, &old);
         } else {
             self.order.push_back(k);
         }
+        if records && let Ok(logical) = u32::try_from(k.1) {
+            self.list(logical, &held);
+        }
+        self.evict();
+        held
+    }
+
+    /// Puts the records of data page `logical` into [`Cache::records`]; their lines
+    /// of the table are asked for first, so that the waits for them overlap.
+    fn list(&mut self, logical: u32, page: &[u8]) {
+        let mut found: [(u64, u32); 64] = [(0, 0); 64];
+        let mut n = 0u32;
+        let hint = self.records_hint();
+        let map = &mut self.records;
+        let mut put = |part: &[(u64, u32)], map: &mut KeyMap| {
+            map.prepare(part.len(), hint, part.iter().map(|&(h, _)| h));
+            for &(h, at) in part {
+                n += u32::from(map.insert(h, logical, at));
+            }
+        };
+        let mut k = 0;
+        let parsed = records_of(page, |key, at| {
+            found[k] = (map.hash(key), at);
+            k += 1;
+            if k == found.len() {
+                put(&found, map);
+                k = 0;
+            }
+        });
+        if parsed.is_some() {
+            put(&found[..k], map);
+        }
+        // A page that does not parse leaves what it put before failing: those are
+        // records of the page as it is held, each found by its own key.
+        if n > 0 {
+            self.listed.insert(u64::from(logical), n);
+            self.used += n as usize * RECORD_BYTES;
+        }
+    }
+
+    /// The records [`Cache::records`] may come to hold: the file's, or as many as the
+    /// budget holds with their pages.
+    fn records_hint(&self) -> usize {
+        let per_record = (self.file_bytes / self.file_records.max(1)) as usize;
+        let fit = self.budget / (per_record + RECORD_BYTES).max(1);
+        (self.file_records as usize).min(fit)
+    }
+
+    /// Drops the oldest pages while more than the budget is held.
+    fn evict(&mut self) {
         while self.used > self.budget {
             let Some(old) = self.order.pop_front() else {
                 break;
@@ -155,7 +347,6 @@ impl Cache {
                 self.used -= p.len();
             }
         }
-        held
     }
 
     /// Drops a page.
@@ -171,6 +362,9 @@ impl Cache {
         self.pages.clear();
         self.arena = Arena::default();
         self.order.clear();
+        self.records.clear();
+        self.listed.clear();
+        self.notes.clear();
         self.used = 0;
     }
 }
@@ -184,7 +378,7 @@ mod tests {
     #[test]
     fn table_and_map_behave_alike() {
         let page = |b: u8| vec![b; 100];
-        let mut c = Cache::new(300, 10);
+        let mut c = Cache::new(300, 10, 0, 0);
         c.put((1, 3), &page(1));
         c.put((2, 3), &page(2));
         c.put((1, u64::MAX), &page(3));
@@ -209,11 +403,75 @@ mod tests {
         assert_eq!(c.get((200, 1)).unwrap()[0], 6);
     }
 
+    /// Records of held data pages are found by their keys' hashes while their page and
+    /// their bucket page are held, and not when the bucket page's note says the tag
+    /// repeats or the bucket has overflow; a replaced, forgotten or evicted page takes
+    /// its records with it, and what they were counted as.
+    #[test]
+    fn records_come_and_go_with_their_pages() {
+        use super::super::KeyPlace;
+        use super::super::pages::encode_data;
+        let page = |keys: &[&str]| {
+            let recs: Vec<(Vec<u8>, KeyPlace)> = keys
+                .iter()
+                .map(|k| (format!("{k},v\n").into_bytes(), KeyPlace::InRaw(0..k.len())))
+                .collect();
+            encode_data(&recs)
+        };
+        let found = |c: &Cache, key: &str, bucket: u64, tag: u32| {
+            c.find_record(c.key_hash(key.as_bytes()), bucket, tag)
+                .map(|(logical, p, at)| {
+                    let (rec, _) = parse_record(&p, at).unwrap();
+                    assert_eq!(rec.key(&p), key.as_bytes());
+                    logical
+                })
+        };
+        let mut c = Cache::new(1 << 20, 100, 10, 1000);
+        c.put_records((DATA, 7), &page(&["a", "b", "c"]));
+        // No bucket page held: not found here.
+        assert_eq!(found(&c, "a", 0, 1), None);
+        c.put_bucket((INDEX, 0), &[0u8; 6], Some(vec![5]));
+        assert_eq!(found(&c, "a", 0, 1), Some(7));
+        assert_eq!(found(&c, "c", 0, 6), Some(7));
+        assert_eq!(found(&c, "a", 0, 5), None, "a repeated tag");
+        assert_eq!(found(&c, "z", 0, 1), None);
+        c.put_bucket((INDEX, 1), &[0u8; 6], None);
+        assert_eq!(found(&c, "a", 1, 1), None, "a bucket with overflow");
+        let counted = c.used;
+        // Replaced: the old records go, the new come.
+        c.put_records((DATA, 7), &page(&["d", "b"]));
+        assert_eq!(found(&c, "a", 0, 1), None);
+        assert_eq!(found(&c, "d", 0, 1), Some(7));
+        assert_eq!(found(&c, "b", 0, 1), Some(7));
+        let shorter = page(&["a", "b", "c"]).len() - page(&["d", "b"]).len();
+        assert_eq!(c.used, counted - RECORD_BYTES - shorter);
+        c.put_records((DATA, 8), &page(&["e"]));
+        c.forget((DATA, 7));
+        assert_eq!(found(&c, "d", 0, 1), None);
+        assert_eq!(found(&c, "e", 0, 1), Some(8));
+        // A bucket page replaced without a note loses it.
+        c.put_bucket((INDEX, 1), &[0u8; 6], Some(Vec::new()));
+        assert_eq!(found(&c, "e", 1, 1), Some(8));
+        // Evicted with its page: the budget holds one page at a time.
+        let mut c = Cache::new(200, 100, 10, 1000);
+        c.put_bucket((INDEX, 0), &[0u8; 180], Some(Vec::new()));
+        c.put_records((DATA, 1), &page(&["x"]));
+        assert_eq!(found(&c, "x", 0, 1), None, "the bucket page was evicted");
+        c.put_bucket((INDEX, 0), &[0u8; 6], Some(Vec::new()));
+        assert_eq!(found(&c, "x", 0, 1), Some(1));
+        c.put_records((DATA, 2), &[7u8; 190]);
+        assert_eq!(found(&c, "x", 0, 1), None, "the data page was evicted");
+        assert!(c.records.find(c.key_hash(b"x")).is_none());
+        c.clear();
+        assert_eq!(c.used, 0);
+        assert!(c.records.find(c.key_hash(b"x")).is_none());
+    }
+
     /// A page far into the table makes only its own block; its neighbours in the block
     /// and pages in other blocks stay absent until put.
     #[test]
     fn the_table_is_made_block_by_block() {
-        let mut c = Cache::new(1 << 20, 1_000_000);
+        let mut c = Cache::new(1 << 20, 1_000_000, 0, 0);
         c.put((1, 999_999), &[9u8; 10]);
         let blocks = |c: &Cache| c.dense[1].iter().filter(|b| b.is_some()).count();
         assert_eq!(blocks(&c), 1);

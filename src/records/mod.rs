@@ -21,6 +21,7 @@ mod hmac256;
 pub mod input;
 mod io;
 mod json_key;
+mod keymap;
 pub mod pages;
 mod read;
 pub mod root;
@@ -226,6 +227,8 @@ pub enum RecordsError {
 mod input_lines_tests;
 #[cfg(test)]
 mod input_tests;
+#[cfg(test)]
+mod keymap_tests;
 #[cfg(test)]
 mod tests;
 

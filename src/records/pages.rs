@@ -181,6 +181,22 @@ pub fn prefetch(page: &[u8]) {
     let _ = page;
 }
 
+/// Asks the processor to bring in the cache line holding `x` (see [`prefetch`]).
+#[inline]
+pub fn prefetch_line<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint with no effect on memory or on faults; SSE is part of
+    // x86-64.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (x as *const T).cast(),
+        )
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
 /// Key equality, with a mismatch in the first eight bytes (nearly every record a scan
 /// passes) found by one comparison of words instead of a call to `memcmp`.
 #[inline]
@@ -390,6 +406,35 @@ pub fn index_lookup(
     Ok(Some((false, next)))
 }
 
+/// Of a bucket's first index page, the tags more than one of its entries have (sorted),
+/// when the page alone answers every get of its bucket: it parses, has no overflow
+/// page, and its tags are in order. A get whose tag is not among them finds at most one
+/// entry here, so at most one data page to read. `None` when the page is not like that.
+pub fn repeated_tags(p: &[u8], layout: IndexLayout) -> Option<Vec<u32>> {
+    let head = p.get(..6)?;
+    let n = u16::from_le_bytes([head[0], head[1]]) as usize;
+    if u32::from_le_bytes([head[2], head[3], head[4], head[5]]) != NO_NEXT {
+        return None;
+    }
+    let size = layout.entry();
+    let t = usize::from(layout.tag_bytes);
+    let entries = p.get(6..6 + size * n)?;
+    let mut repeated = Vec::new();
+    let mut last = None;
+    for e in entries.chunks_exact(size) {
+        let mut b = [0u8; 4];
+        b[..t].copy_from_slice(&e[..t]);
+        let tag = u32::from_le_bytes(b);
+        match last {
+            Some(l) if tag < l => return None,
+            Some(l) if tag == l && repeated.last() != Some(&tag) => repeated.push(tag),
+            _ => {}
+        }
+        last = Some(tag);
+    }
+    Some(repeated)
+}
+
 /// The first of `n` sorted tags of `t` bytes not below `tag` (`n` when none). Tags are
 /// the low bits of keyed hashes, so uniform: the search starts where `tag` would sit in
 /// a uniform spread and gallops outwards to a bracket, then bisects it. A get touches
@@ -485,6 +530,29 @@ mod tests {
                 prop_assert_eq!(lower_bound(tags.len(), 2, tag, |i| tags[i]), want);
             }
         }
+    }
+
+    /// The tags a bucket page repeats; none said of a page with overflow, with tags out
+    /// of order, or that does not parse.
+    #[test]
+    fn repeated_tags_of_bucket_pages() {
+        let layout = IndexLayout::for_pages(200);
+        let page = |next: u32, tags: &[u32]| {
+            IndexPage {
+                next,
+                entries: tags.iter().map(|&t| (t, 1)).collect(),
+            }
+            .encode(layout)
+        };
+        let r = |p: &[u8]| repeated_tags(p, layout);
+        assert_eq!(r(&page(NO_NEXT, &[])), Some(vec![]));
+        assert_eq!(r(&page(NO_NEXT, &[1, 2, 3])), Some(vec![]));
+        assert_eq!(r(&page(NO_NEXT, &[1, 1, 1, 2, 5, 5, 9])), Some(vec![1, 5]));
+        assert_eq!(r(&page(3, &[1, 2])), None);
+        assert_eq!(r(&page(NO_NEXT, &[2, 1])), None);
+        let whole = page(NO_NEXT, &[1, 2]);
+        assert_eq!(r(&whole[..whole.len() - 1]), None);
+        assert_eq!(r(&whole[..5]), None);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::header::{Damage, Header, choose, copy_name};
 use super::io::{PageReader, map_file, open_locked};
 use super::pages::{
     IndexPage, Kind, NO_NEXT, Rec, bucket_of, data_capacity, dir_capacity, find_in_data,
-    index_lookup, parse_data,
+    index_lookup, parse_data, parse_record, repeated_tags, same_key,
 };
 use super::root::{Compression, InputFormat, Root};
 use super::seal::{MakeSlots, SealSummary, Settings, seal_with_slots};
@@ -151,6 +151,12 @@ impl RecordFile {
             return Err(RecordsError::Truncated);
         }
         let dense_limit = chosen.root.allocated.min(chosen.len / page_size as u64);
+        let cache = Cache::new(
+            DEFAULT_CACHE_BYTES,
+            dense_limit,
+            chosen.root.records,
+            chosen.root.allocated.saturating_mul(page_size as u64),
+        );
         Ok(RecordFile {
             map: map_file(&file),
             file,
@@ -162,7 +168,7 @@ impl RecordFile {
             damage: chosen.damage,
             behind: chosen.behind,
             dirs: Dirs::default(),
-            cache: Cache::new(DEFAULT_CACHE_BYTES, dense_limit),
+            cache,
             scratch: Vec::new(),
         })
     }
@@ -247,11 +253,22 @@ impl RecordFile {
         if let Some(p) = self.cache.get((kind as u8, logical)) {
             return Ok(p);
         }
-        // Read and decrypted in the file's buffer, then copied once, into the cache.
+        // Read and decrypted in the file's buffer, then copied once, into the cache: a
+        // data page of an indexed file with its records, a bucket page with what gets
+        // may skip it for (see `Cache::find_record`).
         let reader = page_reader!(self);
         let cache = &mut self.cache;
+        let (indexed, layout) = (self.root.buckets != 0, self.root.index_layout);
+        let bucket = kind == Kind::Index && logical < u64::from(self.root.buckets);
         reader.with_page(kind, logical, r, &mut self.scratch, |p| {
-            cache.put((kind as u8, logical), p)
+            let k = (kind as u8, logical);
+            if bucket && cache.holds_room(p.len()) {
+                cache.put_bucket(k, p, repeated_tags(p, layout))
+            } else if kind == Kind::Data && indexed {
+                cache.put_records(k, p)
+            } else {
+                cache.put(k, p)
+            }
         })
     }
 
@@ -349,9 +366,21 @@ impl RecordFile {
             return Ok(None);
         }
         let layout = self.root.index_layout;
+        // The key's line of the cache's record table is asked for first, and arrives
+        // while the token is computed.
+        let hash = self.cache.key_hash(key);
+        self.cache.prefetch_record(hash);
         let token = self.keys.token(key);
         let tag = layout.tag(token);
         let mut logical = u64::from(bucket_of(token, self.root.buckets));
+        // A record of a held data page, found by its key's hash without the index; a
+        // record there by another key (equal hashes) leaves the answer to the index.
+        if let Some((data, page, at)) = self.cache.find_record(hash, logical, tag)
+            && let Some((rec, _)) = parse_record(&page, at)
+            && same_key(rec.key(&page), key)
+        {
+            return Ok(Some((data, page, rec.raw)));
+        }
         let mut hops = 0;
         let mut found = None;
         loop {
