@@ -69,8 +69,9 @@ pub struct Cache {
     used: usize,
 }
 
-/// Bytes a record in [`Cache::records`] is counted as: its slot (16 bytes, in a table at
-/// most three quarters full and at least three eighths).
+/// Bytes a record in [`Cache::records`] is counted as: its 16-byte slot in the table at
+/// half full (it is between three eighths and three quarters full once grown: 21 to 43
+/// bytes a record).
 pub const RECORD_BYTES: usize = 32;
 
 /// Calls `f` with the key and offset of each record of data page `page`; `None` when

@@ -7,7 +7,8 @@
 //! memory the step before named. Here the key's hash leads to one line of this table,
 //! which names the page and the record's offset in it.
 //!
-//! The table is open addressing with linear probing, 16 bytes a slot, at most half full.
+//! The table is open addressing with linear probing, 16 bytes a slot, at most three
+//! quarters full.
 //! The hash is XXH3 with a seed drawn for each table (no secret: it spreads keys, and a
 //! record found here is compared by its whole key before it is used), so that a file
 //! whose writer chose keys to collide cannot know where they land; and whatever the
