@@ -2,9 +2,10 @@
 
 use super::arena::{Arena, Page};
 use super::keymap::KeyMap;
-use super::pages::{Kind, parse_record, prefetch, prefetch_line};
+use super::pages::{Kind, each_record, prefetch, prefetch_line};
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::ControlFlow;
 
 /// The hash of a page's (kind, logical number): one multiply per word (the FxHash
 /// step). Page numbers come from authenticated pages and refs, so no flooding defence
@@ -77,14 +78,14 @@ pub const RECORD_BYTES: usize = 32;
 /// Calls `f` with the key and offset of each record of data page `page`; `None` when
 /// the page does not parse.
 fn records_of(page: &[u8], mut f: impl FnMut(&[u8], u32)) -> Option<()> {
-    let n = u16::from_le_bytes(page.get(..2)?.try_into().ok()?) as usize;
-    let mut at = 2;
-    for _ in 0..n {
-        let (rec, next) = parse_record(page, at)?;
-        f(rec.key(page), u32::try_from(at).ok()?);
-        at = next;
-    }
-    Some(())
+    each_record(page, |rec, at| match u32::try_from(at) {
+        Ok(at) => {
+            f(rec.key(page), at);
+            ControlFlow::Continue(())
+        }
+        Err(_) => ControlFlow::Break(()),
+    })
+    .and_then(|stopped| stopped.is_none().then_some(()))
 }
 
 /// Bytes a bucket page's note is counted as.
@@ -411,7 +412,7 @@ mod tests {
     #[test]
     fn records_come_and_go_with_their_pages() {
         use super::super::KeyPlace;
-        use super::super::pages::encode_data;
+        use super::super::pages::{encode_data, parse_record};
         let page = |keys: &[&str]| {
             let recs: Vec<(Vec<u8>, KeyPlace)> = keys
                 .iter()

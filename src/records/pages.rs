@@ -3,6 +3,7 @@
 
 use super::codec::{Cursor, PageRef, get_varint, put_varint, varint_len};
 use super::{KeyPlace, RecordsError};
+use std::ops::ControlFlow;
 
 /// Page kinds, bound into each page's associated data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,15 +92,35 @@ impl Rec {
 
 /// Parses a data page's records: `u16 count`, then the records.
 pub fn parse_data(page: &[u8]) -> Option<Vec<Rec>> {
+    let count = page
+        .get(..2)
+        .map_or(0, |c| u16::from_le_bytes([c[0], c[1]]));
+    let mut out = Vec::with_capacity(usize::from(count));
+    each_record(page, |rec, _| {
+        out.push(rec);
+        ControlFlow::<()>::Continue(())
+    })?;
+    Some(out)
+}
+
+/// Calls `f` with each record of a data page and where it starts, in order, until `f`
+/// breaks: `Some` of what it broke with, or `Some(None)` after the last record; `None`
+/// when the page does not parse before that.
+#[inline]
+pub fn each_record<B>(
+    page: &[u8],
+    mut f: impl FnMut(Rec, usize) -> ControlFlow<B>,
+) -> Option<Option<B>> {
     let n = u16::from_le_bytes(page.get(..2)?.try_into().ok()?) as usize;
     let mut at = 2;
-    let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         let (rec, next) = parse_record(page, at)?;
-        out.push(rec);
+        if let ControlFlow::Break(b) = f(rec, at) {
+            return Some(Some(b));
+        }
         at = next;
     }
-    Some(out)
+    Some(None)
 }
 
 /// Parses the record at `at`; returns it and where the next one starts. A record is a
@@ -143,16 +164,13 @@ pub fn find_in_data<'p>(page: &'p [u8], key: &[u8]) -> Option<Option<&'p [u8]>> 
 /// [`find_in_data`] of the first record whose key `is` the one sought.
 #[inline]
 pub fn find_in_data_by(page: &[u8], is: impl Fn(&[u8]) -> bool) -> Option<Option<&[u8]>> {
-    let n = u16::from_le_bytes(page.get(..2)?.try_into().ok()?) as usize;
-    let mut at = 2;
-    for _ in 0..n {
-        let (rec, next) = parse_record(page, at)?;
+    each_record(page, |rec, _| {
         if is(rec.key(page)) {
-            return Some(Some(&page[rec.raw]));
+            ControlFlow::Break(&page[rec.raw])
+        } else {
+            ControlFlow::Continue(())
         }
-        at = next;
-    }
-    Some(None)
+    })
 }
 
 /// The most of a page [`prefetch`] asks for: the default page whole; of a larger page
@@ -372,38 +390,71 @@ pub fn index_lookup(
     tag: u32,
     mut hit: impl FnMut(u32) -> Result<bool, RecordsError>,
 ) -> Result<Option<(bool, u32)>, RecordsError> {
-    let Some(head) = p.get(..6) else {
+    let Some(e) = IndexEntries::of(p, layout) else {
         return Ok(None);
     };
-    let n = u16::from_le_bytes([head[0], head[1]]) as usize;
-    let next = u32::from_le_bytes([head[2], head[3], head[4], head[5]]);
-    let (t, w) = (
-        usize::from(layout.tag_bytes),
-        usize::from(layout.page_bytes),
-    );
-    let size = t + w;
-    let Some(entries) = p.get(6..6 + size * n) else {
-        return Ok(None);
-    };
-    // Widths are 1 to 4 bytes; spelled out, so that no read is a call to memcpy.
-    let le = |b: &[u8]| -> u32 {
-        match *b {
-            [a] => u32::from(a),
-            [a, b] => u32::from(u16::from_le_bytes([a, b])),
-            [a, b, c] => u32::from_le_bytes([a, b, c, 0]),
-            [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
-            _ => unreachable!("index entry widths are 1 to 4 bytes"),
-        }
-    };
-    let tag_at = |i: usize| le(&entries[size * i..size * i + t]);
-    let mut i = lower_bound(n, t, tag, tag_at);
-    while i < n && tag_at(i) == tag {
-        if hit(le(&entries[size * i + t..size * (i + 1)]))? {
-            return Ok(Some((true, next)));
+    let mut i = lower_bound(e.n, e.t, tag, |i| e.tag(i));
+    while i < e.n && e.tag(i) == tag {
+        if hit(e.page(i))? {
+            return Ok(Some((true, e.next)));
         }
         i += 1;
     }
-    Ok(Some((false, next)))
+    Ok(Some((false, e.next)))
+}
+
+/// An index page's entries as they are in its bytes.
+struct IndexEntries<'a> {
+    n: usize,
+    next: u32,
+    /// Bytes of a tag.
+    t: usize,
+    /// Bytes of an entry.
+    size: usize,
+    entries: &'a [u8],
+}
+
+impl<'a> IndexEntries<'a> {
+    /// The entries of page `p` of `layout`; `None` when it does not parse.
+    #[inline]
+    fn of(p: &'a [u8], layout: IndexLayout) -> Option<IndexEntries<'a>> {
+        let head = p.get(..6)?;
+        let n = u16::from_le_bytes([head[0], head[1]]) as usize;
+        let t = usize::from(layout.tag_bytes);
+        let size = layout.entry();
+        Some(IndexEntries {
+            n,
+            next: u32::from_le_bytes([head[2], head[3], head[4], head[5]]),
+            t,
+            size,
+            entries: p.get(6..6 + size * n)?,
+        })
+    }
+
+    /// Entry `i`'s tag.
+    #[inline]
+    fn tag(&self, i: usize) -> u32 {
+        le(&self.entries[self.size * i..self.size * i + self.t])
+    }
+
+    /// Entry `i`'s data page.
+    #[inline]
+    fn page(&self, i: usize) -> u32 {
+        le(&self.entries[self.size * i + self.t..self.size * (i + 1)])
+    }
+}
+
+/// A little-endian number of 1 to 4 bytes (an index entry's field); spelled out, so that
+/// no read is a call to memcpy.
+#[inline]
+fn le(b: &[u8]) -> u32 {
+    match *b {
+        [a] => u32::from(a),
+        [a, b] => u32::from(u16::from_le_bytes([a, b])),
+        [a, b, c] => u32::from_le_bytes([a, b, c, 0]),
+        [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+        _ => unreachable!("index entry widths are 1 to 4 bytes"),
+    }
 }
 
 /// Of a bucket's first index page, the tags more than one of its entries have (sorted),
@@ -411,26 +462,19 @@ pub fn index_lookup(
 /// page, and its tags are in order. A get whose tag is not among them finds at most one
 /// entry here, so at most one data page to read. `None` when the page is not like that.
 pub fn repeated_tags(p: &[u8], layout: IndexLayout) -> Option<Vec<u32>> {
-    let head = p.get(..6)?;
-    let n = u16::from_le_bytes([head[0], head[1]]) as usize;
-    if u32::from_le_bytes([head[2], head[3], head[4], head[5]]) != NO_NEXT {
+    let e = IndexEntries::of(p, layout)?;
+    if e.next != NO_NEXT {
         return None;
     }
-    let size = layout.entry();
-    let t = usize::from(layout.tag_bytes);
-    let entries = p.get(6..6 + size * n)?;
     let mut repeated = Vec::new();
-    let mut last = None;
-    for e in entries.chunks_exact(size) {
-        let mut b = [0u8; 4];
-        b[..t].copy_from_slice(&e[..t]);
-        let tag = u32::from_le_bytes(b);
-        match last {
-            Some(l) if tag < l => return None,
-            Some(l) if tag == l && repeated.last() != Some(&tag) => repeated.push(tag),
-            _ => {}
+    for i in 1..e.n {
+        let (before, tag) = (e.tag(i - 1), e.tag(i));
+        if tag < before {
+            return None;
         }
-        last = Some(tag);
+        if tag == before && repeated.last() != Some(&tag) {
+            repeated.push(tag);
+        }
     }
     Some(repeated)
 }
