@@ -10,7 +10,7 @@ use super::header::{Damage, Header, choose, copy_name};
 use super::io::{PageReader, map_file, open_locked};
 use super::pages::{
     IndexPage, Kind, NO_NEXT, Rec, bucket_of, data_capacity, dir_capacity, find_in_data,
-    index_lookup, parse_data, parse_record, repeated_tags, same_key,
+    index_lookup, parse_data, repeated_tags,
 };
 use super::root::{Compression, InputFormat, Root};
 use super::seal::{MakeSlots, SealSummary, Settings, seal_with_slots};
@@ -150,13 +150,7 @@ impl RecordFile {
         if needed.is_none_or(|n| chosen.len < n) {
             return Err(RecordsError::Truncated);
         }
-        let dense_limit = chosen.root.allocated.min(chosen.len / page_size as u64);
-        let cache = Cache::new(
-            DEFAULT_CACHE_BYTES,
-            dense_limit,
-            chosen.root.records,
-            chosen.root.allocated.saturating_mul(page_size as u64),
-        );
+        let cache = cache_for(&chosen.root, chosen.len, page_size, DEFAULT_CACHE_BYTES);
         Ok(RecordFile {
             map: map_file(&file),
             file,
@@ -175,7 +169,7 @@ impl RecordFile {
 
     /// Sets the budget of decrypted pages kept in memory.
     pub fn set_cache_bytes(&mut self, bytes: usize) {
-        self.cache.budget = bytes;
+        self.cache.set_budget(bytes);
     }
 
     /// The header copy that fails its checks while the other is used, if any.
@@ -353,7 +347,7 @@ impl RecordFile {
     }
 
     /// Where the record with `key` is: its data page's number, the page, and the
-    /// record's bytes in it.
+    /// record's bytes in it, found through the index.
     pub(super) fn locate(&mut self, key: &[u8]) -> Result<Option<Located>, RecordsError> {
         if self.root.buckets == 0 {
             // A small file without an index: its few data pages in turn.
@@ -366,21 +360,9 @@ impl RecordFile {
             return Ok(None);
         }
         let layout = self.root.index_layout;
-        // The key's line of the cache's record table is asked for first, and arrives
-        // while the token is computed.
-        let hash = self.cache.key_hash(key);
-        self.cache.prefetch_record(hash);
         let token = self.keys.token(key);
         let tag = layout.tag(token);
         let mut logical = u64::from(bucket_of(token, self.root.buckets));
-        // A record of a held data page, found by its key's hash without the index; a
-        // record there by another key (equal hashes) leaves the answer to the index.
-        if let Some((data, page, at)) = self.cache.find_record(hash, logical, tag)
-            && let Some((rec, _)) = parse_record(&page, at)
-            && same_key(rec.key(&page), key)
-        {
-            return Ok(Some((data, page, rec.raw)));
-        }
         let mut hops = 0;
         let mut found = None;
         loop {
@@ -408,11 +390,26 @@ impl RecordFile {
 
     /// The record with `key`, as it was in the input (line end included).
     pub fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>, RecordsError> {
-        Ok(self.locate(key)?.map(|(_, p, r)| p[r].to_vec()))
+        let mut out = Vec::new();
+        Ok(self.get_into(key, &mut out)?.then_some(out))
     }
 
     /// Appends the record with `key` to `out`; returns whether there was one.
     pub fn get_into(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool, RecordsError> {
+        if self.root.buckets != 0 {
+            // A record of a held data page, found by its key's hash without the index
+            // (see `Cache::find_record`). The key's line of the record table is asked
+            // for first, and arrives while the token is computed.
+            let hash = self.cache.key_hash(key);
+            self.cache.prefetch_record(hash);
+            let token = self.keys.token(key);
+            let bucket = u64::from(bucket_of(token, self.root.buckets));
+            let tag = self.root.index_layout.tag(token);
+            if let Some(record) = self.cache.find_record(key, hash, bucket, tag) {
+                out.extend_from_slice(record);
+                return Ok(true);
+            }
+        }
         Ok(match self.locate(key)? {
             Some((_, p, r)) => {
                 out.extend_from_slice(&p[r]);
@@ -688,6 +685,19 @@ pub(super) fn key_of<'a>(raw: &'a [u8], key: &'a KeyPlace) -> &'a [u8] {
         KeyPlace::InRaw(r) => &raw[r.clone()],
         KeyPlace::Own(k) => k,
     }
+}
+
+/// An empty cache of `budget` bytes for a file of `len` bytes whose current commit is
+/// `root`: its table of pages by number for every page the file can hold, and its
+/// record table for the file's records.
+pub(super) fn cache_for(root: &Root, len: u64, page_size: usize, budget: usize) -> Cache {
+    Cache::new(
+        budget,
+        root.allocated.min(len / page_size as u64),
+        root.records,
+        root.allocated.saturating_mul(page_size as u64),
+        root.buckets,
+    )
 }
 
 /// A page reader over a file's parts (borrowing only them).

@@ -106,7 +106,12 @@ impl RecordFile {
         self.damage = None;
         self.behind = false;
         self.dirs.clear();
-        self.cache.clear();
+        self.cache = super::read::cache_for(
+            &self.root,
+            self.header.pages_at() + self.root.allocated * self.page_size as u64,
+            self.page_size,
+            self.cache.budget(),
+        );
         Ok(counts)
     }
 
