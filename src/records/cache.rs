@@ -326,11 +326,11 @@ impl Cache {
         page
     }
 
-    /// [`Cache::put`] of a data page, with its records: gets of their keys find them
-    /// with [`Cache::find_record`] while the page is held. (A page that does not parse
-    /// is held without them: its gets scan it, and fail.)
-    pub fn put_records(&mut self, k: (u8, u64), bytes: &[u8]) -> Page {
-        self.put_page(k, bytes, k.0 == DATA)
+    /// [`Cache::put`] of data page `logical`, with its records: gets of their keys find
+    /// them with [`Cache::find_record`] while the page is held. (A page that does not
+    /// parse is held without them: its gets scan it, and fail.)
+    pub fn put_records(&mut self, logical: u64, bytes: &[u8]) -> Page {
+        self.put_page((DATA, logical), bytes, true)
     }
 
     fn put_page(&mut self, k: (u8, u64), bytes: &[u8], records: bool) -> Page {
@@ -481,7 +481,7 @@ mod tests {
                 })
         };
         let mut c = Cache::new(1 << 20, 100, 10, 1000, 4);
-        c.put_records((DATA, 7), &page(7, &["a", "b", "c"]));
+        c.put_records(7, &page(7, &["a", "b", "c"]));
         // No bucket page held: not found here.
         assert_eq!(found(&c, "a", 0, 1), None);
         c.put_bucket((INDEX, 0), &[0u8; 6], Some(vec![5]));
@@ -501,7 +501,7 @@ mod tests {
         assert_eq!(found(&c, "a", 2, 1), None, "a bucket page forgotten");
         let counted = c.used;
         // Replaced: the old records go, the new come.
-        c.put_records((DATA, 7), &page(70, &["d", "b"]));
+        c.put_records(7, &page(70, &["d", "b"]));
         assert_eq!(found(&c, "a", 0, 1), None);
         assert_eq!(found(&c, "d", 0, 1), Some(70));
         assert_eq!(found(&c, "b", 0, 1), Some(70));
@@ -509,7 +509,7 @@ mod tests {
         assert_eq!(c.used, counted - RECORD_BYTES - shorter);
         // The same key in two pages: either page's record is an answer (a bucket page
         // whose tag names both would have a note saying so).
-        c.put_records((DATA, 8), &page(8, &["e", "b"]));
+        c.put_records(8, &page(8, &["e", "b"]));
         assert!(matches!(found(&c, "b", 0, 1), Some(70 | 8)));
         c.forget((DATA, 7));
         assert_eq!(found(&c, "d", 0, 1), None);
@@ -523,11 +523,11 @@ mod tests {
         // Evicted with its page: the budget holds one page at a time.
         let mut c = Cache::new(200, 100, 10, 1000, 4);
         c.put_bucket((INDEX, 0), &[0u8; 180], Some(Vec::new()));
-        c.put_records((DATA, 1), &page(1, &["x"]));
+        c.put_records(1, &page(1, &["x"]));
         assert_eq!(found(&c, "x", 0, 1), None, "the bucket page was evicted");
         c.put_bucket((INDEX, 0), &[0u8; 6], Some(Vec::new()));
         assert_eq!(found(&c, "x", 0, 1), Some(1));
-        c.put_records((DATA, 2), &[7u8; 190]);
+        c.put_records(2, &[7u8; 190]);
         assert_eq!(found(&c, "x", 0, 1), None, "the data page was evicted");
         let hash = c.key_hash(b"x");
         assert!(c.records.find(hash, |_, _| Some(())).is_none());

@@ -259,7 +259,7 @@ impl RecordFile {
             if bucket && cache.holds_room(p.len()) {
                 cache.put_bucket(k, p, repeated_tags(p, layout))
             } else if kind == Kind::Data && indexed {
-                cache.put_records(k, p)
+                cache.put_records(logical, p)
             } else {
                 cache.put(k, p)
             }
@@ -359,8 +359,13 @@ impl RecordFile {
             }
             return Ok(None);
         }
-        let layout = self.root.index_layout;
         let token = self.keys.token(key);
+        self.locate_indexed(key, token)
+    }
+
+    /// [`RecordFile::locate`] in a file with an index, given the key's token.
+    fn locate_indexed(&mut self, key: &[u8], token: u64) -> Result<Option<Located>, RecordsError> {
+        let layout = self.root.index_layout;
         let tag = layout.tag(token);
         let mut logical = u64::from(bucket_of(token, self.root.buckets));
         let mut hops = 0;
@@ -396,7 +401,9 @@ impl RecordFile {
 
     /// Appends the record with `key` to `out`; returns whether there was one.
     pub fn get_into(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool, RecordsError> {
-        if self.root.buckets != 0 {
+        let found = if self.root.buckets == 0 {
+            self.locate(key)?
+        } else {
             // A record of a held data page, found by its key's hash without the index
             // (see `Cache::find_record`). The key's line of the record table is asked
             // for first, and arrives while the token is computed.
@@ -409,8 +416,9 @@ impl RecordFile {
                 out.extend_from_slice(record);
                 return Ok(true);
             }
-        }
-        Ok(match self.locate(key)? {
+            self.locate_indexed(key, token)?
+        };
+        Ok(match found {
             Some((_, p, r)) => {
                 out.extend_from_slice(&p[r]);
                 true
