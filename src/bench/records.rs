@@ -332,7 +332,10 @@ pub(super) fn run(options: &Options, progress: &dyn Progress) -> Result<Table, B
     let ring = Keyring::single(MasterKey::new(1, [9; 32]));
     for value in [8usize, 100] {
         let data = input(n, value);
-        let gets = keys(n, n.min(200_000), 7);
+        // As many gets as records, as Tkrzw's workload (which the reference is) gets
+        // each record once: a fresh open's first decrypts of the file's pages are then
+        // a part of the gets in the proportion the reference pays for its own reads.
+        let gets = keys(n, n, 7);
         let raw = (n * (8 + value)) as f64;
         let mut p = (Vec::new(), Vec::new(), 0u64);
         let mut e = (Vec::new(), Vec::new(), 0u64);
@@ -386,8 +389,7 @@ pub(super) fn run(options: &Options, progress: &dyn Progress) -> Result<Table, B
         progress.advance(1);
     }
     t.notes.push(format!(
-        "{n} records with 8-byte keys (the published size: 1M, --full), {} random gets by key, median of {runs} runs; sets are a bulk seal (encrypted: parsing and tokens on one thread, encryption on a second) or buffered appends and a hash index (plaintext), without fsync",
-        n.min(200_000)
+        "{n} records with 8-byte keys (the published size: 1M, --full), as many random gets by key from a fresh open, median of {runs} runs; sets are a bulk seal (encrypted: parsing and tokens on one thread, encryption on a second) or buffered appends and a hash index (plaintext), without fsync"
     ));
     t.notes.push(
         "reference figures were measured by this team on this class of machine (1M records, 100-byte values)".into(),
