@@ -295,8 +295,8 @@ impl Arena {
         #[allow(unsafe_code)]
         // SAFETY: the first `filled` bytes of the chunk have been written (`hold` writes
         // a page and the zeros after it before it moves the mark past them), nothing
-        // writes them again while the chunk lives,
-        // and the chunk lives while the arena keeps it, so for the borrow of `self`.
+        // writes them again while the chunk lives, and the chunk lives while the arena
+        // keeps it, so for the borrow of `self`.
         unsafe {
             Some(std::slice::from_raw_parts(
                 kept.chunk.0.ptr.as_ptr(),
