@@ -202,9 +202,7 @@ impl RecordFile {
         for keys in keys.chunks(pass) {
             if pages.is_some_and(|p| (keys.len() as u64) < p) {
                 for key in keys {
-                    one.clear();
-                    let hit = self.get_into(key, &mut one).map_err(BatchError::Records)?;
-                    emit(hit.then_some(&one[..])).map_err(BatchError::Emit)?;
+                    self.get_and_emit(key, &mut one, emit)?;
                 }
                 continue;
             }
@@ -339,17 +337,26 @@ impl RecordFile {
             };
             match answer {
                 Some(record) => emit(record).map_err(BatchError::Emit)?,
-                None => {
-                    one.clear();
-                    let hit = self.get_into(key, &mut one).map_err(BatchError::Records)?;
-                    emit(hit.then_some(&one[..])).map_err(BatchError::Emit)?;
-                }
+                None => self.get_and_emit(key, &mut one, emit)?,
             }
         }
         match stop {
             Some((_, e)) => Err(BatchError::Records(e)),
             None => Ok(()),
         }
+    }
+
+    /// One get of `key` (into `one`), its answer emitted: how a batch answers a key it
+    /// does not answer itself.
+    fn get_and_emit<E>(
+        &mut self,
+        key: &[u8],
+        one: &mut Vec<u8>,
+        emit: &mut impl FnMut(Option<&[u8]>) -> Result<(), E>,
+    ) -> Result<(), BatchError<E>> {
+        one.clear();
+        let hit = self.get_into(key, one).map_err(BatchError::Records)?;
+        emit(hit.then_some(&one[..])).map_err(BatchError::Emit)
     }
 
     /// Phase 1, in bucket order (each index page met once, its keys together): every

@@ -66,23 +66,21 @@ pub struct Cache {
     /// holds numbers), whether its page is held and what gets may take from the record
     /// table: [`Bucket`].
     buckets: Vec<Bucket>,
-    /// Of held bucket pages that answer their gets with one data page each except for
-    /// some tags, the tags (see [`super::pages::repeated_tags`]).
-    notes: PageMap<u64, Box<[u32]>>,
     /// The most bytes held.
     budget: usize,
     used: usize,
 }
 
 /// What the cache knows of a bucket's first index page.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 enum Bucket {
     /// Not held (or not put as a bucket page): gets take the index.
     Absent,
     /// Held, and alone answers every tag with at most one data page.
     Clean,
-    /// Held, and so answers every tag but those of its note ([`Cache::notes`]).
-    Noted,
+    /// Held, and so answers every tag but these, which more than one of its entries
+    /// have (sorted; see [`super::pages::repeated_tags`]).
+    Noted(Box<[u32]>),
     /// Held, but does not alone answer its gets (an overflow page, tags out of order,
     /// or it does not parse): gets take the index.
     Never,
@@ -145,7 +143,6 @@ impl Cache {
             file_records,
             file_bytes,
             buckets: vec![Bucket::Absent; u64::from(buckets).min(limit) as usize],
-            notes: PageMap::default(),
             budget: 0,
             used: 0,
         };
@@ -232,8 +229,8 @@ impl Cache {
     pub fn find_record(&self, key: &[u8], hash: u64, bucket: u64, tag: u32) -> Option<&[u8]> {
         match self.buckets.get(usize::try_from(bucket).ok()?)? {
             Bucket::Clean => {}
-            Bucket::Noted => {
-                if self.notes.get(&bucket)?.binary_search(&tag).is_ok() {
+            Bucket::Noted(tags) => {
+                if tags.binary_search(&tag).is_ok() {
                     return None;
                 }
             }
@@ -270,11 +267,9 @@ impl Cache {
             && let Some(b) = usize::try_from(logical)
                 .ok()
                 .and_then(|l| self.buckets.get_mut(l))
+            && let Bucket::Noted(tags) = std::mem::replace(b, Bucket::Absent)
         {
-            *b = Bucket::Absent;
-            if let Some(tags) = self.notes.remove(&logical) {
-                self.used -= note_bytes(&tags);
-            }
+            self.used -= note_bytes(&tags);
         }
         if kind == DATA
             && let Some(n) = self.listed.remove(&logical)
@@ -317,8 +312,7 @@ impl Cache {
                 Some(tags) if tags.is_empty() => Bucket::Clean,
                 Some(tags) => {
                     self.used += note_bytes(&tags);
-                    self.notes.insert(k.1, tags.into_boxed_slice());
-                    Bucket::Noted
+                    Bucket::Noted(tags.into_boxed_slice())
                 }
             };
             self.evict();
