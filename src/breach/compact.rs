@@ -436,6 +436,37 @@ impl Compact {
         None
     }
 
+    /// Whether any entry's key starts with the 20 bits `prefix` (a range of the HIBP API
+    /// holds hashes here): what `okon` asks of a partial index, whose missing ranges
+    /// hold none.
+    pub fn range_holds_hashes(&self, prefix: u32) -> Result<bool, IndexError> {
+        let b = self.header.bits;
+        let key_bits = b + SUFFIX_BITS;
+        let prefix = u64::from(prefix & 0xf_ffff);
+        // The buckets whose keys may start with `prefix`.
+        let (first, last) = if b >= 20 {
+            (prefix << (b - 20), ((prefix + 1) << (b - 20)) - 1)
+        } else {
+            (prefix >> (20 - b), prefix >> (20 - b))
+        };
+        for bucket in first..=last {
+            let (lo, hi) = self.bounds(bucket)?;
+            if lo == hi {
+                continue;
+            }
+            if b >= 20 {
+                return Ok(true);
+            }
+            for i in lo..hi {
+                let key = (bucket << SUFFIX_BITS) | self.entry(i).0;
+                if key >> (key_bits - 20) == prefix {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
     fn count(&self, bucket: u64, suffix: u64, field: u64) -> Result<u64, IndexError> {
         if field != COUNT_IN_OVERFLOW {
             return Ok(field);

@@ -532,6 +532,15 @@ impl Index {
         Ok(())
     }
 
+    /// Whether any record's hash starts with the 20 bits `prefix` (a range of the HIBP
+    /// API holds hashes here): what `okon` asks of a partial index, whose missing ranges
+    /// hold none.
+    pub fn range_holds_hashes(&self, prefix: u32) -> Result<bool, IndexError> {
+        let mut any = false;
+        self.for_each_in_prefix(prefix, |_, _| any = true)?;
+        Ok(any)
+    }
+
     /// Every record in order as (hash, count): for tests, export and diffs.
     pub fn iter(&self) -> impl Iterator<Item = Result<(Wide, u64), IndexError>> + '_ {
         let mut bucket = 0u64;

@@ -525,6 +525,20 @@ impl AnyIndex {
         }
     }
 
+    /// Whether the range `prefix` (the hashes' first 20 bits) holds any hash, or `None`
+    /// where the tier cannot tell (a filter keeps no hashes). In a partial index a
+    /// range without hashes is most likely missing (the real data has none empty), and
+    /// an absent answer there is unknown, not "not leaked".
+    pub fn range_holds_hashes(&self, prefix: u32) -> Result<Option<bool>, IndexError> {
+        match self {
+            AnyIndex::Exact(i) | AnyIndex::Filtered { exact: i, .. } => {
+                i.range_holds_hashes(prefix).map(Some)
+            }
+            AnyIndex::Compact(c) => c.range_holds_hashes(prefix).map(Some),
+            AnyIndex::Filter(_) => Ok(None),
+        }
+    }
+
     /// Checks everything (every checksum and the structure): what `verify` does and
     /// `serve` does before it listens. Returns the records, entries or keys checked, and
     /// for an exact index the ranges its hashes fall in.

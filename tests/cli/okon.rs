@@ -193,3 +193,121 @@ fn keepassxc_cli_analyze_finds_the_leaked_passwords_of_a_vault_through_okon_cli(
         stderr_of(&out)
     );
 }
+
+/// A partial index (`--allow-partial`) of the ranges of `present` alone, its compact
+/// index and its filter.
+fn partial_tiers(dir: &Path, present: &[&str]) -> [PathBuf; 3] {
+    let (okon, _) = setup(dir, present);
+    let ranges = dir.join("ranges");
+    veilkit()
+        .args(["-q", "breach", "export-ranges", "--skip-empty", "-i"])
+        .arg(&okon)
+        .arg("-o")
+        .arg(&ranges)
+        .assert()
+        .success();
+    let partial = dir.join("partial.okon");
+    veilkit()
+        .args(["-q", "breach", "build", "--allow-partial"])
+        .arg(&ranges)
+        .arg("-o")
+        .arg(&partial)
+        .assert()
+        .success();
+    let tier = |name: &str, tier: &str| {
+        let out = dir.join(name);
+        veilkit()
+            .args(["-q", "breach", "build", "--tier", tier])
+            .arg(&partial)
+            .arg("-o")
+            .arg(&out)
+            .assert()
+            .success();
+        out
+    };
+    [
+        partial.clone(),
+        tier("compact.okon", "compact"),
+        tier("filter.okon", "filter"),
+    ]
+}
+
+#[test]
+fn okon_on_a_partial_index_fails_for_a_hash_of_a_missing_range() {
+    let dir = tempfile::tempdir().unwrap();
+    // "password" (5BAA6) and "123456" (7C4A8) are there; the other ranges are missing.
+    let [exact, compact, filter] = partial_tiers(dir.path(), &["password", "123456"]);
+    let ask = |path: &Path, password: &str| {
+        let out = std_veilkit()
+            .args(["breach", "okon", "--path"])
+            .arg(path)
+            .arg("--hash")
+            .arg(sha1_hex(password))
+            .output()
+            .unwrap();
+        (out.status.code(), stdout_of(&out), stderr_of(&out))
+    };
+    // A hash absent from a range that is there (5BAA6), different in its seventh digit
+    // (which the compact index keeps).
+    let mut near = sha1_hex("password").into_bytes();
+    near[6] = if near[6] == b'0' { b'1' } else { b'0' };
+    let near = String::from_utf8(near).unwrap();
+    for path in [&exact, &compact] {
+        assert_eq!(ask(path, "password").0, Some(1));
+        let out = std_veilkit()
+            .args(["breach", "okon", "--path"])
+            .arg(path)
+            .args(["--hash", &near])
+            .output()
+            .unwrap();
+        assert_eq!(
+            (out.status.code(), stdout_of(&out)),
+            (Some(0), "0\n".into()),
+            "{}",
+            stderr_of(&out)
+        );
+        // "hunter2" (F3BBB) is in a missing range: unknown, status 2, nothing printed.
+        let (code, out, err) = ask(path, "hunter2");
+        assert_eq!((code, out.as_str()), (Some(2), ""), "{err}");
+        assert!(
+            err.contains("range F3BBB") && err.contains("missing"),
+            "{err}"
+        );
+    }
+    // A filter cannot tell a missing range: an absent answer is refused, a present one
+    // given.
+    assert_eq!(ask(&filter, "password").0, Some(1));
+    let (code, out, err) = ask(&filter, "hunter2");
+    assert_eq!((code, out.as_str()), (Some(2), ""), "{err}");
+    assert!(err.contains("partial filter"), "{err}");
+}
+
+#[test]
+fn keepassxc_cli_reports_a_failure_for_a_partial_index_missing_a_vaults_range() {
+    if !have_program("keepassxc-cli", "--version", "apt install keepassxc") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let [exact, _, _] = partial_tiers(dir.path(), &["password", "123456"]);
+    let cli = dir.path().join("okon-cli");
+    let db = vault(dir.path(), &[("mail", "password"), ("forum", "hunter2")]);
+    let out = keepassxc(
+        &[
+            std::ffi::OsStr::new("analyze"),
+            std::ffi::OsStr::new("-q"),
+            std::ffi::OsStr::new("--okon"),
+            cli.as_os_str(),
+            std::ffi::OsStr::new("--hibp"),
+            exact.as_os_str(),
+            db.as_os_str(),
+        ],
+        "dbpass\n",
+    );
+    // "hunter2" falls in a missing range: a failure, never a clean vault.
+    assert!(!out.status.success(), "{}", stdout_of(&out));
+    assert!(
+        stderr_of(&out).contains("Failed to load okon processed database"),
+        "{}",
+        stderr_of(&out)
+    );
+}

@@ -25,8 +25,9 @@ link the index under such a name (`ln -s hibp.idx hibp.okon`).
 
 Prints 1 and exits 1 when the hash is in the index (on a filter tier: probably in it), \
 prints 0 and exits 0 when it is not. Every error (an index that cannot be opened or is \
-damaged, a malformed hash, an NTLM index) exits 2, the status keepassxc-cli reports as a \
-failure: any other status would read as \"not leaked\". okon-cli's --prepare is not \
+damaged, a malformed hash, an NTLM index, a hash whose range is missing from a partial \
+index, a partial filter asked for an absent hash) exits 2, the status keepassxc-cli reports \
+as a failure: any other status would read as \"not leaked\". okon-cli's --prepare is not \
 provided: build the index with `veilkit breach build` or `breach download`.";
 
 /// Extra man page sections.
@@ -39,7 +40,7 @@ pub const MAN: ManExtra = ManExtra {
         ),
         (
             "2",
-            "An error: the index cannot be opened or is damaged, the hash is malformed.",
+            "An error: the index cannot be opened or is damaged, the hash is malformed, or the index is partial (--allow-partial) and the hash's range is missing from it.",
         ),
     ],
     uses_keys: false,
@@ -87,6 +88,25 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         .lookup(&hash)
         .with_context(|| args.path.display().to_string())?;
     let found = count > 0;
+    if !found && index.partial() {
+        // KeePassXC reads only the status and the digit: "0" for a hash whose range is
+        // missing from a partial index would read as "not leaked".
+        let prefix = crate::breach::ranges::prefix_of(&hash);
+        let holds = index
+            .range_holds_hashes(prefix)
+            .with_context(|| args.path.display().to_string())?;
+        match holds {
+            Some(true) => {}
+            Some(false) => anyhow::bail!(
+                "{}: a partial index, and the range {prefix:05X} this hash falls in holds no hashes (it is missing): whether the password leaked is unknown",
+                args.path.display()
+            ),
+            None => anyhow::bail!(
+                "{}: a partial filter, which cannot tell a missing range from an absent hash: give the exact or compact index",
+                args.path.display()
+            ),
+        }
+    }
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", u8::from(found))
         .and_then(|()| out.flush())
