@@ -151,6 +151,13 @@ pub enum NonceError {
         /// The line.
         line: usize,
     },
+    /// The state file is empty (0 bytes): cut short by something else, since veilkit
+    /// replaces it whole. Never read as a fresh state, which would issue again every
+    /// value reserved in it.
+    #[error(
+        "state file {0}: empty, where a state file holds at least its header line: it was cut short (a full disk, a crash, `> FILE`), and starting afresh could issue nonces issued before; if no nonce was ever issued with it, remove it"
+    )]
+    StateEmpty(String),
     /// A machine id out of range.
     #[error("machine id {0} is out of range (0 to {MAX_MACHINE})")]
     Machine(u32),

@@ -112,21 +112,30 @@ impl StateFile {
             line,
             why,
         };
+        if bytes.is_empty() {
+            // veilkit replaces the file whole, so an empty one was cut short by something
+            // else (`> FILE`, a full disk, a file system's crash): read as fresh, it would
+            // issue again every value reserved in it.
+            return Err(NonceError::StateEmpty(path));
+        }
         let text = std::str::from_utf8(&bytes).map_err(|_| bad(1))?;
+        // Strict, as docs/NONCES.md says: every line (the last too) ends in `\n`, fields
+        // are separated by single spaces, numbers are plain decimal digits without
+        // leading zeros; anything else is an error naming its line, never guessed at.
+        let Some(body) = text.strip_suffix('\n') else {
+            return Err(bad(text.lines().count().max(1)));
+        };
         let mut map = BTreeMap::new();
-        for (i, line) in text.lines().enumerate() {
+        for (i, line) in body.split('\n').enumerate() {
             if i == 0 {
                 if line != HEADER {
                     return Err(bad(1));
                 }
                 continue;
             }
-            if line.trim().is_empty() {
-                continue;
-            }
-            let f: Vec<&str> = line.split_whitespace().collect();
+            let f: Vec<&str> = line.split(' ').collect();
             // MACHINE WIDTH C [CLOCK]: the clock mark is optional (none: 0).
-            let parsed = matches!(f.len(), 3 | 4)
+            let parsed = (matches!(f.len(), 3 | 4) && f.iter().all(|n| is_decimal(n)))
                 .then(|| {
                     Some((
                         f[0].parse::<u32>().ok()?,
@@ -188,6 +197,12 @@ impl StateFile {
         f.write_all(text.as_bytes()).map_err(|e| self.err(e))?;
         f.commit().map_err(io)
     }
+}
+
+/// Whether `s` is a number as the state file writes them: decimal digits, no sign, no
+/// leading zero (but `0` itself).
+fn is_decimal(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()) && (s == "0" || !s.starts_with('0'))
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {

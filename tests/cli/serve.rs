@@ -604,21 +604,31 @@ fn https_is_served_with_a_certificate_that_curl_trusts_through_cacert() {
         "{}",
         stderr_of(&untrusted)
     );
-    // A key that is not the certificate's, and a missing key file, are errors.
-    for (key, says) in [
-        (tls_fixture("ca.key"), "cannot be used together"),
-        (dir.path().join("nope.key"), "nope.key: cannot read"),
+    // A key that is not the certificate's, a missing key file, and files far larger
+    // than any PEM (capped at 1 MiB, as other files of secrets are: an endless one is an
+    // error, not all of memory) are errors.
+    let large = dir.path().join("large.pem");
+    std::fs::write(&large, vec![b'A'; (1 << 20) + 1]).unwrap();
+    let zero = std::path::PathBuf::from("/dev/zero");
+    for (cert, key, says) in [
+        (&cert, tls_fixture("ca.key"), "cannot be used together"),
+        (&cert, dir.path().join("nope.key"), "nope.key: cannot read"),
+        (&cert, large.clone(), "--tls-key"),
+        (&large, key.clone(), "longer than 1 MiB"),
+        (&zero, key.clone(), "--tls-cert /dev/zero: cannot read: longer than 1 MiB"),
+        (&cert, zero.clone(), "--tls-key /dev/zero: cannot read: longer than 1 MiB"),
     ] {
         let r = veilkit()
             .args(["-q", "breach", "serve", "--listen", "127.0.0.1:0", "-i"])
             .arg(&idx)
             .arg("--tls-cert")
-            .arg(&cert)
+            .arg(cert)
             .arg("--tls-key")
             .arg(&key)
+            .timeout(std::time::Duration::from_secs(20))
             .output()
             .unwrap();
-        assert_eq!(r.status.code(), Some(2));
+        assert_eq!(r.status.code(), Some(2), "{}", stderr_of(&r));
         assert!(stderr_of(&r).contains(says), "{}", stderr_of(&r));
     }
 }

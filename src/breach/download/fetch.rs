@@ -39,10 +39,13 @@ impl Source {
             Some(u) => format!("{}/range/{{prefix}}{mode}", u.trim_end_matches('/')),
         };
         let probe = template.replace("{prefix}", "00000");
-        let parsed = reqwest::Url::parse(&probe).map_err(|e| format!("{url:?}: {e}"))?;
+        let shown = without_userinfo(url.unwrap_or(&probe));
+        let parsed = reqwest::Url::parse(&probe).map_err(|e| {
+            format!("{shown}: not a URL ({e}): give one such as http://HOST:PORT/ or https://HOST/ranges/{{prefix}}.txt")
+        })?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(format!(
-                "{probe}: only http and https sources are supported"
+                "{shown}: only http and https sources are supported"
             ));
         }
         Ok(Source {
@@ -61,9 +64,16 @@ impl Source {
         }
     }
 
-    /// The template (what the journal records as the download's source).
+    /// The template, user name and password included.
     pub fn template(&self) -> &str {
         &self.template
+    }
+
+    /// The template without its user information (`USER:PASS@`): what the journal and
+    /// the state record as the download's source, so that no password is kept at rest
+    /// and a password changed between runs still continues the same download.
+    pub fn identity(&self) -> String {
+        without_userinfo(&self.template)
     }
 
     /// The URL of range `prefix`.
@@ -390,6 +400,19 @@ fn retry_after(h: &reqwest::header::HeaderMap) -> Option<Duration> {
 }
 
 /// An error with its causes, as one line.
+/// `url` without the user information of its authority (`USER:PASS@`), for text that
+/// is shown or kept: `https://u:p@host/x` gives `https://host/x`.
+pub fn without_userinfo(url: &str) -> String {
+    if let Some(scheme_end) = url.find("://") {
+        let rest = &url[scheme_end + 3..];
+        let authority = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        if let Some(at) = rest[..authority].rfind('@') {
+            return format!("{}{}", &url[..scheme_end + 3], &rest[at + 1..]);
+        }
+    }
+    url.to_string()
+}
+
 fn chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut cur = e.source();
@@ -407,6 +430,24 @@ fn chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn user_information_is_left_out_of_what_is_kept_and_shown() {
+        for (url, want) in [
+            ("https://u:p@host/r/{prefix}", "https://host/r/{prefix}"),
+            ("http://user@host:8000", "http://host:8000/range/{prefix}"),
+            ("http://a:b@c@host/x?y=@z", "http://host/x?y=@z"),
+            ("http://host/a@b/{prefix}", "http://host/a@b/{prefix}"),
+        ] {
+            let s = Source::new(Some(url), HashKind::Sha1).unwrap();
+            assert_eq!(s.identity(), want, "{url}");
+            assert!(s.template().contains(without_userinfo(url).split('/').nth(2).unwrap()));
+        }
+        let e = Source::new(Some("ftp://u:secret@host/{prefix}"), HashKind::Sha1).unwrap_err();
+        assert!(!e.contains("secret") && e.contains("ftp://host/"), "{e}");
+        let e = Source::new(Some("127.0.0.1:9"), HashKind::Sha1).unwrap_err();
+        assert!(e.starts_with("127.0.0.1:9: not a URL"), "{e}");
+    }
 
     #[test]
     fn sources_give_the_urls_users_expect() {

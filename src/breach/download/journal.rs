@@ -93,6 +93,44 @@ pub(super) fn header(magic: &[u8; 8], kind: HashKind, source: &str) -> Vec<u8> {
     h
 }
 
+/// Files of a download made readable by their owner alone (0600 on Unix): they name the
+/// download's source, which need not be everyone's business.
+pub(super) fn private(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(options, 0o600);
+    options
+}
+
+/// A download's source as its files record it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceId {
+    /// The template without user information ([`super::fetch::Source::identity`]):
+    /// what new files record.
+    pub kept: String,
+    /// The whole template, which files of older versions recorded (read, never written).
+    pub full: String,
+}
+
+impl From<&str> for SourceId {
+    /// A source without user information.
+    fn from(s: &str) -> SourceId {
+        SourceId {
+            kept: s.to_string(),
+            full: s.to_string(),
+        }
+    }
+}
+
+impl SourceId {
+    /// The record of `source`.
+    pub fn of(source: &super::fetch::Source) -> SourceId {
+        SourceId {
+            kept: source.identity(),
+            full: source.template().to_string(),
+        }
+    }
+}
+
 /// Checks that `file` starts with the header `magic` gives for a download of `kind` from
 /// `source`, writing it when the file is empty or holds only the start of it (a crash
 /// right after the file was made); its length. A file of another download (kind or
@@ -102,10 +140,23 @@ pub(super) fn check_header(
     path: &Path,
     magic: &[u8; 8],
     kind: HashKind,
-    source: &str,
+    source: &SourceId,
 ) -> Result<u64, JournalError> {
     let io_err = |e| JournalError::Io(path.to_path_buf(), e);
-    let want = header(magic, kind, source);
+    let want = header(magic, kind, &source.kept);
+    if source.full != source.kept {
+        // A file of an older veilkit, which kept the source whole: the same download.
+        let old = header(magic, kind, &source.full);
+        let mut got = Vec::with_capacity(old.len());
+        file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+        (&mut *file)
+            .take(old.len() as u64)
+            .read_to_end(&mut got)
+            .map_err(io_err)?;
+        if got == old {
+            return Ok(old.len() as u64);
+        }
+    }
     file.seek(SeekFrom::Start(0)).map_err(io_err)?;
     let mut got = Vec::with_capacity(want.len());
     (&mut *file)
@@ -139,7 +190,7 @@ pub(super) fn check_header(
 /// of the same download is read back (from range 0, or [`Replay::set_from`]); none is
 /// created empty. A journal of another download (kind or source) is an error: nothing
 /// is mixed.
-pub fn open(path: &Path, kind: HashKind, source: &str) -> Result<Replay, JournalError> {
+pub fn open(path: &Path, kind: HashKind, source: &SourceId) -> Result<Replay, JournalError> {
     let mut file = open_locked(path)?;
     let header_len = check_header(&mut file, path, MAGIC, kind, source)?;
     Ok(Replay {
@@ -165,10 +216,7 @@ fn open_locked(path: &Path) -> Result<File, JournalError> {
         let file = match OpenOptions::new().read(true).write(true).open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                match OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create_new(true)
+                match private(OpenOptions::new().read(true).write(true).create_new(true))
                     .open(path)
                 {
                     Ok(f) => f,

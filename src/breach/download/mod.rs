@@ -231,7 +231,7 @@ pub fn download(
         outlook,
     } = plan;
     let failure = Mutex::new(None);
-    let template = fetcher.source().template().to_string();
+    let template = journal::SourceId::of(fetcher.source());
     // The journal's lock guards the state and the index file too.
     let mut replay = journal::open(journal_path, kind, &template)?;
     let mut sidecar = validators::Writer::new(validators, kind);

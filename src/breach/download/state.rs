@@ -15,7 +15,7 @@ use super::super::build::Checkpoint;
 use super::super::coverage::Coverage;
 use super::super::format::Wide;
 use super::fetch::Validators;
-use super::journal::{JournalError, MAX_VALIDATOR, check_header, kept, read_full};
+use super::journal::{JournalError, MAX_VALIDATOR, SourceId, check_header, kept, read_full};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -48,16 +48,18 @@ pub struct Saved {
 pub fn open(
     path: &Path,
     kind: HashKind,
-    source: &str,
+    source: &SourceId,
     each: &mut dyn FnMut(u32, Validators) -> io::Result<()>,
 ) -> Result<(State, Option<Saved>), JournalError> {
     let io_err = |e| JournalError::Io(path.to_path_buf(), e);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
+    let mut file = super::journal::private(
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+    )
+    .open(path)
         .map_err(io_err)?;
     if !file.metadata().map_err(io_err)?.is_file() {
         return Err(io_err(io::Error::other("not a regular file")));
@@ -385,7 +387,7 @@ mod tests {
     /// Reads the state back: the ranges' validators given and the saved state.
     fn read(path: &Path) -> (Vec<(u32, Validators)>, Option<Saved>, State) {
         let mut given = Vec::new();
-        let (state, saved) = open(path, HashKind::Sha1, "src", &mut |p, v| {
+        let (state, saved) = open(path, HashKind::Sha1, &"src".into(), &mut |p, v| {
             given.push((p, v));
             Ok(())
         })
@@ -450,7 +452,7 @@ mod tests {
             super::super::journal::damage(&mut b, edit, i, byte);
             std::fs::write(&path, &b).unwrap();
             let mut given = Vec::new();
-            let Ok((mut state, saved)) = open(&path, HashKind::Sha1, "src", &mut |p, v| {
+            let Ok((mut state, saved)) = open(&path, HashKind::Sha1, &"src".into(), &mut |p, v| {
                 given.push((p, v));
                 Ok(())
             }) else {
@@ -477,11 +479,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s");
         write(&path, 1);
-        let e = open(&path, HashKind::Ntlm, "src", &mut |_, _| Ok(()))
+        let e = open(&path, HashKind::Ntlm, &"src".into(), &mut |_, _| Ok(()))
             .err()
             .unwrap();
         assert!(e.to_string().contains("of SHA-1 hashes"), "{e}");
-        let e = open(&path, HashKind::Sha1, "other", &mut |_, _| Ok(()))
+        let e = open(&path, HashKind::Sha1, &"other".into(), &mut |_, _| Ok(()))
             .err()
             .unwrap();
         assert!(e.to_string().contains("another source"), "{e}");

@@ -192,11 +192,15 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let (service, described) = load(args, global)?;
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => {
-            let read = |p: &PathBuf| {
-                std::fs::read(p).with_context(|| format!("{}: cannot read", p.display()))
+            // Capped as every file of secrets or settings is (1 MiB): `/dev/zero` or a
+            // wrong path to a large file is an error, not all of memory.
+            let read = |p: &PathBuf, what| {
+                super::super::input::read_small(p, what)
+                    .with_context(|| format!("{what} {}: cannot read", p.display()))
             };
+            let (cert_pem, key_pem) = (read(cert, "--tls-cert")?, read(key, "--tls-key")?);
             let config =
-                crate::breach::serve::tls_config(&read(cert)?, &read(key)?).with_context(|| {
+                crate::breach::serve::tls_config(&cert_pem, &key_pem).with_context(|| {
                     format!("--tls-cert {} --tls-key {}", cert.display(), key.display())
                 })?;
             Some(config)

@@ -65,14 +65,24 @@ fn each_check_of_a_state_line_reads_at_its_bound_and_refuses_past_it() {
     assert_eq!(read(two, 2, Width::W96), mark(9, 0));
     assert_eq!(read(two, 2, Width::W64), Ok(None));
     assert_eq!(
-        read("1 96 5 0\n\n1 96 9 0\n", 1, Width::W96),
+        read("1 96 5 0\n2 64 7 0\n1 96 9 0\n", 1, Width::W96),
         Err((4, Some("a second line for the same machine id and width")))
     );
-    // Three or four fields (no clock mark: 0), each a number of its size; a blank
-    // line is skipped but counted.
+    // Three or four fields (no clock mark: 0), each a number of its size, written as
+    // docs/NONCES.md says: single spaces, plain decimal digits, `\n` after every line.
     assert_eq!(read("1 96 41\n", 1, Width::W96), mark(41, 0));
-    assert_eq!(read(" 1\t96  41 3 \n", 1, Width::W96), mark(41, 3));
+    assert_eq!(read("0 96 0 0\n", 0, Width::W96), mark(0, 0));
     for line in [
+        " 1 96 41 3\n",
+        "1\t96 41 3\n",
+        "1 96  41 3\n",
+        "1 96 41 3 \n",
+        "1 96 41 3\r\n",
+        "1 96 +41 3\n",
+        "1 96 041 3\n",
+        "01 96 41 3\n",
+        "\n",
+        "1 96 41 3",
         "1 96\n",
         "1 96 5 0 0\n",
         "1 96 x 0\n",
@@ -85,9 +95,9 @@ fn each_check_of_a_state_line_reads_at_its_bound_and_refuses_past_it() {
     ] {
         assert_eq!(read(line, 1, Width::W96), Err((2, None)), "{line:?}");
         assert_eq!(
-            read(&format!("\n{line}"), 1, Width::W96),
+            read(&format!("2 64 7 0\n{line}"), 1, Width::W96),
             Err((3, None)),
-            "{line:?} after a blank line"
+            "{line:?} after a line"
         );
     }
 }
@@ -102,6 +112,8 @@ fn a_state_file_is_its_header_line_first_in_utf_8() {
         b" veilkit-nonce-state 1\n",
         b"1 96 5 0\n",
         b"veilkit-nonce-state 1\n1 96 5 \xff\n",
+        b"veilkit-nonce-state 1\r\n",
+        b"veilkit-nonce-state 1",
     ] {
         std::fs::write(&path, bytes).expect("written");
         let got = StateFile::new(&path).mark(1, Width::W96);
@@ -111,12 +123,15 @@ fn a_state_file_is_its_header_line_first_in_utf_8() {
             String::from_utf8_lossy(bytes)
         );
     }
-    // The header alone, or with a line end of CRLF: no marks.
-    for bytes in [
-        &b"veilkit-nonce-state 1\n"[..],
-        b"veilkit-nonce-state 1\r\n",
-    ] {
-        std::fs::write(&path, bytes).expect("written");
-        assert_eq!(StateFile::new(&path).mark(1, Width::W96).ok(), Some(None));
-    }
+    // The header alone: no marks.
+    std::fs::write(&path, b"veilkit-nonce-state 1\n").expect("written");
+    assert_eq!(StateFile::new(&path).mark(1, Width::W96).ok(), Some(None));
+    // An empty file was cut short by something else (veilkit replaces it whole): an
+    // error, never a fresh state that would issue reserved values again.
+    std::fs::write(&path, b"").expect("written");
+    let got = StateFile::new(&path).mark(1, Width::W96);
+    assert!(
+        matches!(got, Err(super::NonceError::StateEmpty(_))),
+        "{got:?}"
+    );
 }

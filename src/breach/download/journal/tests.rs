@@ -15,7 +15,7 @@ fn entry(prefix: u32) -> Entry {
 }
 
 fn replay_all(path: &Path) -> (Vec<Entry>, Appender) {
-    let mut r = open(path, HashKind::Sha1, "src").unwrap();
+    let mut r = open(path, HashKind::Sha1, &"src".into()).unwrap();
     let mut got = Vec::new();
     while let Some(e) = r.next_entry().unwrap() {
         got.push(e);
@@ -104,7 +104,7 @@ proptest::proptest! {
         let i = at.index(b.len());
         damage(&mut b, edit, i, byte);
         std::fs::write(&path, &b).unwrap();
-        let Ok(mut r) = open(&path, HashKind::Sha1, "src") else {
+        let Ok(mut r) = open(&path, HashKind::Sha1, &"src".into()) else {
             // Only a damaged header is refused.
             proptest::prop_assert!(i < header(MAGIC, HashKind::Sha1, "src").len());
             return Ok(());
@@ -134,7 +134,7 @@ fn a_journal_is_read_back_from_the_saved_states_range_and_restarts_at_checkpoint
     let path = dir.path().join("j");
     let full = write_entries(&path, 5);
     let from = |from: u32| {
-        let mut r = open(&path, HashKind::Sha1, "src").unwrap();
+        let mut r = open(&path, HashKind::Sha1, &"src".into()).unwrap();
         r.set_from(from);
         let mut got = Vec::new();
         while let Some(e) = r.next_entry().unwrap() {
@@ -168,7 +168,7 @@ fn a_journal_is_read_back_from_the_saved_states_range_and_restarts_at_checkpoint
     assert_eq!(a.next(), 10);
     drop(a);
     // Read back from an earlier range than it starts at: refused.
-    let mut r = open(&path, HashKind::Sha1, "src").unwrap();
+    let mut r = open(&path, HashKind::Sha1, &"src".into()).unwrap();
     r.set_from(4);
     let e = r.next_entry().err().unwrap();
     assert!(e.to_string().contains("does not continue"), "{e}");
@@ -178,17 +178,41 @@ fn a_journal_is_read_back_from_the_saved_states_range_and_restarts_at_checkpoint
 fn a_journal_of_another_download_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("j");
-    drop(open(&path, HashKind::Sha1, "src").unwrap());
-    let e = open(&path, HashKind::Ntlm, "src").err().unwrap();
+    drop(open(&path, HashKind::Sha1, &"src".into()).unwrap());
+    let e = open(&path, HashKind::Ntlm, &"src".into()).err().unwrap();
     assert!(e.to_string().contains("of SHA-1 hashes"), "{e}");
-    let e = open(&path, HashKind::Sha1, "other").err().unwrap();
+    let e = open(&path, HashKind::Sha1, &"other".into()).err().unwrap();
     assert!(e.to_string().contains("another source"), "{e}");
     std::fs::write(&path, b"hello").unwrap();
-    let e = open(&path, HashKind::Sha1, "src").err().unwrap();
+    let e = open(&path, HashKind::Sha1, &"src".into()).err().unwrap();
     assert!(
         e.to_string().contains("not a file of a veilkit download"),
         "{e}"
     );
+}
+
+#[test]
+fn a_journal_keeps_its_source_without_a_password_and_reads_an_older_ones() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let with = |password: &str| SourceId {
+        kept: "https://host/{prefix}".into(),
+        full: format!("https://u:{password}@host/{{prefix}}"),
+    };
+    let path = dir.path().join("j");
+    drop(open(&path, HashKind::Sha1, &with("one")).unwrap());
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes, header(MAGIC, HashKind::Sha1, "https://host/{prefix}"));
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // Another password: the same download.
+    drop(open(&path, HashKind::Sha1, &with("two")).unwrap());
+    // A journal of an older veilkit, which kept the source whole: read as it is.
+    let old = dir.path().join("old");
+    std::fs::write(&old, header(MAGIC, HashKind::Sha1, &with("one").full)).unwrap();
+    drop(open(&old, HashKind::Sha1, &with("one")).unwrap());
+    let e = open(&old, HashKind::Sha1, &with("two")).err().unwrap();
+    assert!(e.to_string().contains("another source"), "{e}");
 }
 
 /// An entry's bytes as the journal stores them, with its header's fields as given
