@@ -27,6 +27,11 @@ pub enum IndexError {
     /// The header is wrong.
     #[error(transparent)]
     Header(#[from] HeaderError),
+    /// A pipe, a device or a socket where an index file was expected.
+    #[error(
+        "not a regular file (a pipe or a device): an index is read through a memory map; give the path of the index file"
+    )]
+    NotFile,
     /// A structural problem found while reading.
     #[error("corrupted index: {0}")]
     Corrupt(String),

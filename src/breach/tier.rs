@@ -309,7 +309,13 @@ impl Bytes {
     /// The bytes of an index file, mapped or (`in_memory`) read, and its length; refuses
     /// a file shorter than a header.
     pub(crate) fn open(file: &File, in_memory: bool) -> Result<(Bytes, u64), IndexError> {
-        let len = file.metadata()?.len();
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            // A pipe (`-i <(cat INDEX)`) has no length and cannot be mapped: said so, not
+            // "too short (0 bytes)".
+            return Err(IndexError::NotFile);
+        }
+        let len = meta.len();
         if len < HEADER_SIZE as u64 {
             return Err(HeaderError::Short(len).into());
         }

@@ -133,8 +133,11 @@ pub struct CodecArgs {
 
     /// Read the input as CSV (RFC 4180, as `records` reads it): field N may be quoted,
     /// and quoted fields may hold the delimiter and line ends; every other byte is passed
-    /// through as it was. Without --csv, lines are split at every delimiter, as `cut`
-    /// does (TSV and plain delimiters).
+    /// through as it was. The field written in its place is quoted only when it must be
+    /// (a value holding the delimiter, a quote, CR or LF: in double quotes, quotes
+    /// doubled), whether or not the input's field was quoted; ids, UUIDs and the
+    /// numbers decoded never need it. Without --csv, lines are split at every delimiter,
+    /// as `cut` does (TSV and plain delimiters).
     #[arg(long, requires = "field", help_heading = "Input and output")]
     pub csv: bool,
 

@@ -123,6 +123,17 @@ pub fn is_stdio(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// Whether `path` is one of the names of this process's standard output
+/// (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`): a streamed output given one of them is
+/// written to standard output as `-o -` is, whatever standard output is (a pipe, a
+/// terminal, or a regular file, which an atomic write would otherwise replace, asking
+/// for --force).
+pub fn names_stdout(path: &Path) -> bool {
+    ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+        .iter()
+        .any(|n| path.as_os_str() == *n)
+}
+
 /// How a path is named in messages: `stdin` for `-`.
 pub fn display_path(path: &Path) -> String {
     if is_stdio(path) {
@@ -194,7 +205,7 @@ impl Destination {
     pub fn open(path: Option<&PathBuf>, inputs: &[&Path], opts: NewFile) -> anyhow::Result<Self> {
         match path {
             None => Ok(Destination::Stdout),
-            Some(p) if is_stdio(p) => Ok(Destination::Stdout),
+            Some(p) if is_stdio(p) || names_stdout(p) => Ok(Destination::Stdout),
             Some(p) => Ok(Destination::File(create_output(
                 p,
                 inputs,

@@ -45,6 +45,12 @@ pub enum SqlError {
         "schema {0:?}: use lower-case letters, digits and _ (at most 63, not starting with a digit)"
     )]
     Schema(String),
+    /// A schema of PostgreSQL's own (`pg_...`, which it refuses to create, or
+    /// `information_schema`).
+    #[error(
+        "schema {0:?} is PostgreSQL's own (names starting pg_ are reserved, and information_schema holds the system's views): choose another, such as veilkit"
+    )]
+    ReservedSchema(String),
     /// A prefix with characters SQL text would need to escape.
     #[error("prefix {0:?}: use printable ASCII without quotes, backslashes or spaces")]
     Prefix(String),
@@ -80,6 +86,9 @@ pub fn postgresql(ring: &Keyring, o: &SqlOptions) -> Result<Zeroizing<String>, S
         || !plain_name(&o.schema, 63)
     {
         return Err(SqlError::Schema(o.schema.clone()));
+    }
+    if o.schema.starts_with("pg_") || o.schema == "information_schema" {
+        return Err(SqlError::ReservedSchema(o.schema.clone()));
     }
     if !o
         .prefix

@@ -89,7 +89,24 @@ impl Recipient {
                 "only age X25519 recipients (age1... of 62 characters) are supported, not plugin or post-quantum ones",
             ));
         }
-        decode(t, RECIPIENT_HRP, "recipient").map(Recipient)
+        if t.len() > 15 && t[..15].eq_ignore_ascii_case("AGE-SECRET-KEY-") {
+            // Never echoed: it is a secret.
+            return Err(AgeError::Unsupported(
+                "this is an age identity (a secret key, AGE-SECRET-KEY-1...), not a recipient: give its public key (age1..., which `age-keygen -y IDENTITY_FILE` prints), and keep the identity secret",
+            ));
+        }
+        let r = decode(t, RECIPIENT_HRP, "recipient").map(Recipient)?;
+        // A low-order point shares no secret with anyone: nothing could be wrapped to it.
+        // (A clamped scalar is a multiple of the cofactor, so any such point gives 0.)
+        if !StaticSecret::from([1u8; 32])
+            .diffie_hellman(&PublicKey::from(r.0))
+            .was_contributory()
+        {
+            return Err(AgeError::Unsupported(
+                "not a usable public key (a low-order point, which shares no secret with any identity)",
+            ));
+        }
+        Ok(r)
     }
 }
 
@@ -200,6 +217,11 @@ pub fn parse_recipients(text: &str) -> Result<Vec<Recipient>, LineError> {
 /// The identities of an identity file (`age-keygen` output; `age -i`).
 pub fn parse_identities(text: &str) -> Result<Vec<Identity>, LineError> {
     items(text, |t| {
+        if t.len() > 4 && t[..4].eq_ignore_ascii_case("age1") {
+            return Err(AgeError::Unsupported(
+                "this is an age recipient (a public key, age1...), not an identity: an identity starts AGE-SECRET-KEY-1 (age-keygen writes it, with its public key in a comment)",
+            ));
+        }
         if t.starts_with("age-encryption.org/") || t.starts_with("-----BEGIN AGE ENCRYPTED") {
             return Err(AgeError::Unsupported(
                 "an encrypted identity file (age -p): decrypt it first, for example to a pipe with age -d",

@@ -98,7 +98,8 @@ fn a_download_over_https_killed_midway_resumes_to_the_index_build_gives() {
         use std::os::unix::fs::PermissionsExt;
         let bytes = std::fs::read(file).unwrap();
         assert!(
-            !bytes.windows(10).any(|w| w == b"s3cr3t-one") && bytes.windows(6).any(|w| w == b"https:"),
+            !bytes.windows(10).any(|w| w == b"s3cr3t-one")
+                && bytes.windows(6).any(|w| w == b"https:"),
             "{} keeps the password",
             file.display()
         );

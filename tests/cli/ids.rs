@@ -472,3 +472,28 @@ fn a_file_as_stdin_gives_what_a_pipe_gives() {
         "decode did not give the ids back"
     );
 }
+
+#[test]
+fn ids_sql_refuses_postgresql_s_own_schemas_before_writing_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    for schema in ["pg_catalog", "pg_temp", "information_schema"] {
+        let out = veilkit()
+            .args(["ids", "sql", "--schema", schema, "--key-file"])
+            .arg(&key)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{schema}");
+        assert!(out.stdout.is_empty(), "{schema}");
+        assert!(
+            stderr_of(&out).contains("is PostgreSQL's own"),
+            "{}",
+            stderr_of(&out)
+        );
+    }
+    run_ok(
+        veilkit()
+            .args(["ids", "sql", "--schema", "public", "--key-file"])
+            .arg(&key),
+    );
+}

@@ -285,6 +285,64 @@ fn bad_recipients_and_identities_name_their_line_and_never_echo_a_secret() {
     std::fs::write(&idf, "# nothing here\n").unwrap();
     let out = run(&os(&[&"records", &"open", &vkr, &"--identity", &idf]));
     assert!(stderr_of(&out).contains("no identity in it"));
+    // A recipient pasted into an identity file, and an identity encrypted with a
+    // passphrase (age -p): each said for what it is.
+    let recipient = "age1zvkyg2lqzraa2lnjvqej32nkuu0ues2s82hzrye869xeexvn73equnujwj";
+    std::fs::write(&idf, format!("{recipient}\n")).unwrap();
+    let out = run(&os(&[&"records", &"open", &vkr, &"--identity", &idf]));
+    let e = stderr_of(&out);
+    assert!(
+        e.contains("id.txt: line 1: this is an age recipient (a public key")
+            && e.contains("AGE-SECRET-KEY-1"),
+        "{e}"
+    );
+    let mut encrypted = b"age-encryption.org/v1\n-> scrypt c2FsdA 18\n".to_vec();
+    encrypted.extend_from_slice(&[0xff, 0x00, 0x9c, 0x80]);
+    std::fs::write(&idf, encrypted).unwrap();
+    let out = run(&os(&[&"records", &"open", &vkr, &"--identity", &idf]));
+    let e = stderr_of(&out);
+    assert!(
+        e.contains("an age-encrypted file (an identity encrypted with a passphrase, age -p"),
+        "{e}"
+    );
+    // A low-order point given as a recipient, on the command line or in a file: the
+    // option or the file's line is named (not the input being sealed).
+    let low = "age1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq5cu47z";
+    std::fs::write(&rf, format!("{low}\n")).unwrap();
+    for (option, value, says) in [
+        (
+            "--recipient",
+            low,
+            "--recipient: not a usable public key (a low-order point",
+        ),
+        (
+            "--recipients-file",
+            rf.to_str().unwrap(),
+            "r.txt: line 1: not a usable public key (a low-order point",
+        ),
+        // An identity given as a recipient: said, and never echoed.
+        (
+            "--recipient",
+            "AGE-SECRET-KEY-1Q8THDLU2EMXLSGHEVG3YC0FVS8NZ5WJKSEYN0AKUDQ5V3K5MMGZQW6RHAA",
+            "--recipient: this is an age identity (a secret key",
+        ),
+    ] {
+        let out = run(&os(&[
+            &"records",
+            &"seal",
+            &csv,
+            &"--key-field",
+            &"id",
+            &"-o",
+            &vkr,
+            &option,
+            &value,
+        ]));
+        assert_eq!(out.status.code(), Some(2));
+        let e = stderr_of(&out);
+        assert!(e.contains(says) && !e.contains("Q8THDLU2"), "{e}");
+        assert!(!vkr.exists());
+    }
 }
 
 /// age's header MAC: HMAC-SHA256(HKDF-SHA256(file key, salt "", info "header"), header

@@ -441,26 +441,30 @@ for line in sys.stdin.read().splitlines():
 fn listen_takes_a_host_name_and_the_address_is_printed_even_when_quiet() {
     let dir = tempfile::tempdir().unwrap();
     let idx = build_from(dir.path(), "a", &password_dump(100));
-    let mut child = std_veilkit()
-        .args(["-q", "breach", "serve", "--listen", "localhost:0", "-i"])
-        .arg(&idx)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
-    assert!(
-        line.starts_with("veilkit: listening on http://127.0.0.1:")
-            || line.starts_with("veilkit: listening on http://[::1]:"),
-        "{line}"
-    );
-    let port: u16 = line.trim().rsplit(':').next().unwrap().parse().unwrap();
-    assert_ne!(port, 0);
+    // The first line of standard error, with --quiet or without it.
+    for quiet in [&["-q"][..], &[]] {
+        let mut child = std_veilkit()
+            .args(quiet)
+            .args(["breach", "serve", "--listen", "localhost:0", "-i"])
+            .arg(&idx)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(
+            line.starts_with("veilkit: listening on http://127.0.0.1:")
+                || line.starts_with("veilkit: listening on http://[::1]:"),
+            "{quiet:?}: {line}"
+        );
+        let port: u16 = line.trim().rsplit(':').next().unwrap().parse().unwrap();
+        assert_ne!(port, 0);
+    }
     let bad = veilkit()
         .args([
             "breach",
@@ -615,8 +619,16 @@ fn https_is_served_with_a_certificate_that_curl_trusts_through_cacert() {
         (&cert, dir.path().join("nope.key"), "nope.key: cannot read"),
         (&cert, large.clone(), "--tls-key"),
         (&large, key.clone(), "longer than 1 MiB"),
-        (&zero, key.clone(), "--tls-cert /dev/zero: cannot read: longer than 1 MiB"),
-        (&cert, zero.clone(), "--tls-key /dev/zero: cannot read: longer than 1 MiB"),
+        (
+            &zero,
+            key.clone(),
+            "--tls-cert /dev/zero: cannot read: longer than 1 MiB",
+        ),
+        (
+            &cert,
+            zero.clone(),
+            "--tls-key /dev/zero: cannot read: longer than 1 MiB",
+        ),
     ] {
         let r = veilkit()
             .args(["-q", "breach", "serve", "--listen", "127.0.0.1:0", "-i"])

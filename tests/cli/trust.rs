@@ -260,6 +260,25 @@ fn devices_and_pipes_are_written_into_or_refused_never_replaced() {
             .arg(&key),
     );
     assert_eq!(out.stdout, b"a\nb\n");
+    // Also when standard output is a regular file (a shell's `> FILE`): written into,
+    // not refused as an existing file, and not replaced by rename.
+    let file = dir.path().join("redirected.txt");
+    std::fs::write(&file, b"").unwrap();
+    let status = std_veilkit()
+        .args(["records", "open"])
+        .arg(&records)
+        .args(["-o", "/dev/stdout", "--key-file"])
+        .arg(&key)
+        .stdout(
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(&file)
+                .unwrap(),
+        )
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read(&file).unwrap(), b"a\nb\n");
 }
 
 /// The quote opened on line 2 never closes: a lenient reader makes one field of the rest

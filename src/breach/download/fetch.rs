@@ -195,7 +195,8 @@ impl Fetcher {
             ))
             .timeout(options.timeout)
             .connect_timeout(options.timeout.min(Duration::from_secs(30)))
-            .pool_max_idle_per_host(options.parallel);
+            .pool_max_idle_per_host(options.parallel)
+            .redirect(same_origin_redirects());
         if let Some(pem) = &options.cacert {
             let certs = reqwest::Certificate::from_pem_bundle(pem)
                 .map_err(|e| FetchError::Client(format!("--cacert: {e}")))?;
@@ -274,10 +275,13 @@ impl Fetcher {
                 req = req.header(reqwest::header::IF_MODIFIED_SINCE, m);
             }
         }
-        let mut resp = req
-            .send()
-            .await
-            .map_err(|e| Failure::Retry(chain(&e), None))?;
+        let mut resp = req.send().await.map_err(|e| {
+            if e.is_redirect() {
+                Failure::Fatal(chain(&e.without_url()))
+            } else {
+                Failure::Retry(chain(&e), None)
+            }
+        })?;
         let status = resp.status();
         if status == reqwest::StatusCode::NOT_MODIFIED && since.is_some() {
             return Ok(Outcome::NotModified);
@@ -400,6 +404,28 @@ fn retry_after(h: &reqwest::header::HeaderMap) -> Option<Duration> {
 }
 
 /// An error with its causes, as one line.
+/// Redirects are followed (at most 10) while they stay on the source's origin (scheme,
+/// host and port): a mirror that moves its ranges elsewhere is refused with an error
+/// naming both origins, since what the download's files record as its source, and
+/// whom it trusts for the data, would otherwise change without a word. Give the other
+/// origin as `--source` to download from it.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let from = attempt
+            .previous()
+            .first()
+            .map(|u| u.origin().ascii_serialization());
+        let to = attempt.url().origin().ascii_serialization();
+        match from {
+            Some(from) if from != to => attempt.error(format!(
+                "the source redirects from {from} to another origin, {to}: give that one as --source to download from it"
+            )),
+            _ if attempt.previous().len() > 10 => attempt.error("more than 10 redirects"),
+            _ => attempt.follow(),
+        }
+    })
+}
+
 /// `url` without the user information of its authority (`USER:PASS@`), for text that
 /// is shown or kept: `https://u:p@host/x` gives `https://host/x`.
 pub fn without_userinfo(url: &str) -> String {
@@ -441,7 +467,10 @@ mod tests {
         ] {
             let s = Source::new(Some(url), HashKind::Sha1).unwrap();
             assert_eq!(s.identity(), want, "{url}");
-            assert!(s.template().contains(without_userinfo(url).split('/').nth(2).unwrap()));
+            assert!(
+                s.template()
+                    .contains(without_userinfo(url).split('/').nth(2).unwrap())
+            );
         }
         let e = Source::new(Some("ftp://u:secret@host/{prefix}"), HashKind::Sha1).unwrap_err();
         assert!(!e.contains("secret") && e.contains("ftp://host/"), "{e}");

@@ -216,8 +216,7 @@ fn open_locked(path: &Path) -> Result<File, JournalError> {
         let file = match OpenOptions::new().read(true).write(true).open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                match private(OpenOptions::new().read(true).write(true).create_new(true))
-                    .open(path)
+                match private(OpenOptions::new().read(true).write(true).create_new(true)).open(path)
                 {
                     Ok(f) => f,
                     // Made by another run just now: open that one.

@@ -60,7 +60,7 @@ pub fn open(
             .truncate(false),
     )
     .open(path)
-        .map_err(io_err)?;
+    .map_err(io_err)?;
     if !file.metadata().map_err(io_err)?.is_file() {
         return Err(io_err(io::Error::other("not a regular file")));
     }

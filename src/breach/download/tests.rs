@@ -39,6 +39,10 @@ enum Fault {
     UnknownCoding,
     /// 200 with an empty body (as an edge cache that lost the object might answer).
     Empty,
+    /// 302 to the same path on the same origin (a query string added).
+    RedirectHere,
+    /// 302 to the same path on another origin (`localhost` for `127.0.0.1`).
+    RedirectAway,
 }
 
 type Plan_ = Arc<dyn Fn(u32, u32) -> Fault + Send + Sync>;
@@ -114,7 +118,9 @@ fn serve_conn(
             }
         }
         let path = line.split(' ').nth(1).unwrap_or("");
-        let prefix = u32::from_str_radix(path.trim_start_matches("/r/"), 16).unwrap_or(u32::MAX);
+        let hex = path.trim_start_matches("/r/");
+        let hex = hex.split('?').next().unwrap_or(hex);
+        let prefix = u32::from_str_radix(hex, 16).unwrap_or(u32::MAX);
         let n = {
             let mut a = asked.lock().unwrap();
             let n = a.entry(prefix).or_insert(0);
@@ -214,6 +220,17 @@ fn serve_conn(
                 conn,
                 "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nETag: {etag}\r\n\r\n"
             )?,
+            Fault::RedirectHere => write!(
+                conn,
+                "HTTP/1.1 302 Found\r\nLocation: /r/{hex}?moved=1\r\nContent-Length: 0\r\n\r\n"
+            )?,
+            Fault::RedirectAway => {
+                let port = conn.local_addr()?.port();
+                write!(
+                    conn,
+                    "HTTP/1.1 302 Found\r\nLocation: http://localhost:{port}/r/{hex}\r\nContent-Length: 0\r\n\r\n"
+                )?
+            }
         }
     }
 }
@@ -541,6 +558,47 @@ fn a_range_that_keeps_failing_names_its_prefix_and_the_rerun_fetches_only_the_re
             "range {p} fetched {again} times by the rerun"
         );
     }
+}
+
+/// Redirects on the source's origin are followed; one to another origin is an error
+/// naming both, at once (not retried), never followed without a word.
+#[test]
+fn redirects_are_followed_on_the_source_s_origin_and_refused_to_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dump, bodies) = data(5);
+    let want = reference(&dump, dir.path());
+    let here = Server::start(
+        bodies.clone(),
+        Arc::new(|p, n| {
+            if p % 7 == 3 && n == 0 {
+                Fault::RedirectHere
+            } else {
+                Fault::None
+            }
+        }),
+    );
+    assert!(run(&here, dir.path(), 3).unwrap() == want);
+    assert_eq!(here.times_asked(3), 2);
+    let away_dir = tempfile::tempdir().unwrap();
+    let away = Server::start(
+        bodies,
+        Arc::new(|p, _| {
+            if p == 10 {
+                Fault::RedirectAway
+            } else {
+                Fault::None
+            }
+        }),
+    );
+    let e = run(&away, away_dir.path(), 5).err().unwrap().to_string();
+    let port = away.port;
+    assert_eq!(
+        e,
+        format!(
+            "range 0000A: error following redirect: the source redirects from http://127.0.0.1:{port} to another origin, http://localhost:{port}: give that one as --source to download from it"
+        )
+    );
+    assert_eq!(away.times_asked(10), 1);
 }
 
 /// The Pwned Passwords data has no empty range: from a source that holds all of it (the

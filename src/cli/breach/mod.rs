@@ -239,6 +239,9 @@ pub fn open_any(
                         "rebuild it from the exact index it came from: `veilkit breach build --tier {tier} EXACT_INDEX -o NEW_FILE`"
                     )
                 }
+                crate::breach::index::IndexError::NotFile => {
+                    "save the index to a file first (an index built to standard output, or decompressed through a pipe, is mapped from that file)".to_string()
+                }
                 _ => OPEN_HINT.to_string(),
             };
             return Err(e)

@@ -81,8 +81,8 @@ pub struct Args {
     pub indexes: Vec<PathBuf>,
 
     /// The address or host name and port to listen on (`localhost:8000`, `[::1]:8000`;
-    /// port 0: any free port). The address bound is printed on stderr, even with
-    /// --quiet.
+    /// port 0: any free port). The first line on stderr is `veilkit: listening on
+    /// http://ADDR:PORT`, with --quiet or without it.
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8000")]
     pub listen: String,
 
@@ -209,11 +209,6 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     };
     let listener = bind(&args.listen)?;
     let local = listener.local_addr().context("listening socket")?;
-    if !local.ip().is_loopback() {
-        warn(format!(
-            "listening on {local}, not a loopback address: anyone who can reach it can query"
-        ));
-    }
     // The address is printed even with --quiet: with port 0 it is the only way to know
     // it.
     let scheme = if tls.is_some() { "https" } else { "http" };
@@ -223,15 +218,16 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     };
     // Said once the signals are handled (a script that signals the server as soon as
     // it has read this line must not find the signals' default actions).
+    // The same first line in both modes (docs/BREACH-FORMAT.md), so that a script
+    // reading it finds the address whether or not it passed --quiet.
     let announce = move || {
-        if global.quiet {
-            super::super::report::line_error(&format!("listening on {url}"));
-        } else {
-            info(
-                global,
-                format!("serving {described} on {url} (Ctrl-C stops)"),
-            );
+        super::super::report::line_error(&format!("listening on {url}"));
+        if !local.ip().is_loopback() {
+            warn(format!(
+                "{local} is not a loopback address: anyone who can reach it can query"
+            ));
         }
+        info(global, format!("serving {described} (Ctrl-C stops)"));
     };
     let mut limits = Limits {
         max_connections: args.max_connections,

@@ -218,6 +218,12 @@ pub fn load_identities(paths: &[PathBuf]) -> anyhow::Result<Vec<Identity>> {
             super::input::read_small(path, "the identity (--identity -)")
                 .with_context(|| format!("identity file {shown}"))?,
         );
+        if bytes.starts_with(b"age-encryption.org/") {
+            // Binary after its first lines: not UTF-8, but not a reason to say only that.
+            anyhow::bail!(
+                "identity file {shown}: an age-encrypted file (an identity encrypted with a passphrase, age -p, or another age file), not an identity file: decrypt it first, for example to a pipe: --identity <(age -d {shown})"
+            );
+        }
         let text = std::str::from_utf8(&bytes)
             .map_err(|_| anyhow::anyhow!("identity file {shown}: not UTF-8 text"))?;
         let ids = crate::records::age::parse_identities(text)

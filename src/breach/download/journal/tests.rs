@@ -202,7 +202,10 @@ fn a_journal_keeps_its_source_without_a_password_and_reads_an_older_ones() {
     let path = dir.path().join("j");
     drop(open(&path, HashKind::Sha1, &with("one")).unwrap());
     let bytes = std::fs::read(&path).unwrap();
-    assert_eq!(bytes, header(MAGIC, HashKind::Sha1, "https://host/{prefix}"));
+    assert_eq!(
+        bytes,
+        header(MAGIC, HashKind::Sha1, "https://host/{prefix}")
+    );
     let mode = std::fs::metadata(&path).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
     // Another password: the same download.
