@@ -19,6 +19,7 @@ pub mod fetch;
 pub mod inbox;
 pub mod journal;
 pub mod state;
+mod summary;
 pub mod validators;
 
 #[cfg(test)]
@@ -72,14 +73,30 @@ pub struct Stats {
     pub bytes: u64,
     /// Bytes of range bodies fetched, as received (compressed).
     pub wire: u64,
-    /// Update: ranges answered 304 (taken from the previous index).
+    /// Update: ranges whose content is the previous index's (answered 304, or fetched
+    /// with the same hashes and counts), this run's and an interrupted run's.
     pub unchanged: u32,
-    /// Update: ranges fetched whose content differs from the previous index's.
+    /// Update: ranges whose content differs from the previous index's, this run's and
+    /// an interrupted run's (`changed + unchanged` is every range).
     pub changed: u32,
     /// Update: hashes added, removed and recounted.
     pub change: body::Change,
     /// The build's summary.
     pub build: Option<build::Summary>,
+}
+
+impl Stats {
+    /// Counts one range of an update whose change is `c`.
+    fn count(&mut self, c: body::Change) {
+        if c == body::Change::default() {
+            self.unchanged += 1;
+        } else {
+            self.changed += 1;
+            self.change.added += c.added;
+            self.change.removed += c.removed;
+            self.change.recounted += c.recounted;
+        }
+    }
 }
 
 /// What to download, and where the work goes.
@@ -299,6 +316,20 @@ pub fn download(
     }
     let summary = built?;
     finished?;
+    if let (Some(prev), true) = (previous, from > 0) {
+        // The ranges an interrupted run checkpointed into the index are not at hand as
+        // ranges: their changes are read off the finished index beside the previous one.
+        let new = super::index::Index::open_file(out).map_err(|e| {
+            DownloadError::Stopped(format!("the index just built cannot be read back: {e}"))
+        })?;
+        let (changed, change) = summary::changes_before(prev.index, &new, from)
+            .map_err(|e| DownloadError::Previous(e.into()))?;
+        stats.changed += changed;
+        stats.unchanged += from - changed;
+        stats.change.added += change.added;
+        stats.change.removed += change.removed;
+        stats.change.recounted += change.recounted;
+    }
     stats.build = Some(summary);
     Ok(stats)
 }
@@ -378,6 +409,16 @@ impl Ranges<'_> {
                             )));
                         }
                         self.stats.replayed += 1;
+                        // Kept by a run that was stopped: its change counted as a fetched
+                        // range's is, so that a resumed update's counts are the whole
+                        // update's.
+                        count_change(
+                            self.kind,
+                            self.previous,
+                            self.stats,
+                            entry.prefix,
+                            &entry.packed,
+                        )?;
                         self.emit(entry)?;
                         return Ok(true);
                     }
@@ -428,16 +469,13 @@ impl Ranges<'_> {
                                     bytes,
                                     wire,
                                 } => {
-                                    if let Some(prev) = self.previous {
-                                        let old = old_range(self.kind, prev, prefix)?;
-                                        let c = body::compare(self.kind, &old, &packed.bytes);
-                                        if c != body::Change::default() {
-                                            self.stats.changed += 1;
-                                            self.stats.change.added += c.added;
-                                            self.stats.change.removed += c.removed;
-                                            self.stats.change.recounted += c.recounted;
-                                        }
-                                    }
+                                    count_change(
+                                        self.kind,
+                                        self.previous,
+                                        self.stats,
+                                        prefix,
+                                        &packed.bytes,
+                                    )?;
                                     let entry = Entry {
                                         prefix,
                                         packed: packed.bytes,
@@ -462,7 +500,7 @@ impl Ranges<'_> {
                                         etag: v.etag,
                                         last_modified: v.last_modified,
                                     };
-                                    self.stats.unchanged += 1;
+                                    self.stats.count(body::Change::default());
                                     self.pending.insert(prefix, (entry, 0, 0, permit));
                                 }
                             }
@@ -621,6 +659,22 @@ fn old_range(kind: HashKind, prev: Previous<'_>, prefix: u32) -> Result<Vec<u8>,
     body::pack(kind, prefix, &text)
         .map(|p| p.bytes)
         .map_err(|e| DownloadError::Previous(e.into()))
+}
+
+/// For an update (`previous`), counts range `prefix` (its new content `packed`) as
+/// changed, with its hashes added, removed and recounted, or as unchanged.
+fn count_change(
+    kind: HashKind,
+    previous: Option<Previous<'_>>,
+    stats: &mut Stats,
+    prefix: u32,
+    packed: &[u8],
+) -> Result<(), DownloadError> {
+    if let Some(prev) = previous {
+        let old = old_range(kind, prev, prefix)?;
+        stats.count(body::compare(kind, &old, packed));
+    }
+    Ok(())
 }
 
 /// Ranges fetched but not yet taken by the build, at most: four per request in flight.

@@ -773,3 +773,125 @@ fn an_update_fetches_only_changed_ranges_and_gives_the_build_of_the_new_data() {
         }
     );
 }
+
+/// An update stopped midway (a range failing for good) and run again counts every
+/// range, not only the second run's: ranges the first run checkpointed into the index,
+/// ranges replayed from its journal and ranges fetched by the second, changed or not
+/// (`changed + unchanged` is every range, a range fetched again with the same content
+/// being unchanged), with the same hash counts as an update that was never stopped.
+#[test]
+fn a_resumed_update_counts_every_range_as_one_run_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dump, bodies) = data(23);
+    let server = Server::start(bodies.clone(), Arc::new(|_, _| Fault::None));
+    let old = run(&server, dir.path(), 0).unwrap();
+    for f in ["journal", "state", "index"] {
+        std::fs::remove_file(dir.path().join(f)).unwrap();
+    }
+    let old_path = dir.path().join("old.idx");
+    std::fs::write(&old_path, &old).unwrap();
+    // Validators for the ranges below 50 only: the others are asked unconditionally and
+    // come back with the same content.
+    let validators: Arc<Vec<super::fetch::Validators>> = Arc::new(
+        bodies
+            .iter()
+            .enumerate()
+            .map(|(p, b)| super::fetch::Validators {
+                etag: (p < 50).then(|| format!("\"{:x}\"", xxhash_rust::xxh3::xxh3_64(b))),
+                last_modified: None,
+            })
+            .collect(),
+    );
+    // The first run fails at range 0x3A (asked unconditionally: no 304 for it), after
+    // its checkpoint at 0x38. Changes in ranges it checkpointed (3, 9), in its journal
+    // (0x39) and fetched by the second run (0x3C): a hash recounted in each, one added
+    // in 9.
+    let text = String::from_utf8(dump).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for p in ["00003", "00009", "00039", "0003C"] {
+        let i = lines.iter().position(|l| l.starts_with(p)).unwrap();
+        let (h, c) = lines[i].split_once(':').unwrap();
+        lines[i] = format!("{h}:{}", c.parse::<u64>().unwrap() + 1);
+    }
+    lines.push("00009FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF:5".into());
+    lines.sort();
+    let mut new_bodies = vec![Vec::new(); RANGES as usize];
+    for l in &lines {
+        let b: &mut Vec<u8> = &mut new_bodies[usize::from_str_radix(&l[..5], 16).unwrap()];
+        if !b.is_empty() {
+            b.extend_from_slice(b"\r\n");
+        }
+        b.extend_from_slice(&l.as_bytes()[5..]);
+    }
+    let mended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let m = mended.clone();
+    let server = Server::start(
+        Arc::new(new_bodies),
+        Arc::new(move |p, _| {
+            if p == 0x3A && !m.load(std::sync::atomic::Ordering::Relaxed) {
+                Fault::Status500
+            } else {
+                Fault::None
+            }
+        }),
+    );
+    let index = crate::breach::index::Index::open(&old_path).unwrap();
+    let update = || {
+        let fetcher = Fetcher::new(
+            server.source(),
+            HashKind::Sha1,
+            Options {
+                retries: 0,
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        let mut out = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(dir.path().join("index"))
+            .unwrap();
+        download(
+            fetcher,
+            Plan {
+                kind: HashKind::Sha1,
+                parallel: 4,
+                journal: &dir.path().join("journal"),
+                state: &dir.path().join("state"),
+                checkpoint_every: 7,
+                spool_dir: dir.path(),
+                ranges: RANGES,
+                previous: Some(super::Previous {
+                    index: &index,
+                    validators: &validators,
+                }),
+                outlook: None,
+            },
+            &mut out,
+            &mut std::io::sink(),
+            &NoProgress,
+        )
+    };
+    let e = update().err().unwrap();
+    assert!(e.to_string().starts_with("range 0003A"), "{e}");
+    mended.store(true, std::sync::atomic::Ordering::Relaxed);
+    let stats = update().unwrap();
+    assert!(
+        std::fs::read(dir.path().join("index")).unwrap()
+            == reference((lines.join("\n") + "\n").as_bytes(), dir.path()),
+        "the update differs from the build"
+    );
+    // The second run kept ranges from the first: checkpointed ones and journaled ones.
+    assert!(stats.replayed >= 0x3A && stats.fetched < RANGES, "{stats:?}");
+    assert_eq!((stats.changed, stats.unchanged), (4, RANGES - 4), "{stats:?}");
+    assert_eq!(
+        stats.change,
+        super::body::Change {
+            added: 1,
+            removed: 0,
+            recounted: 4
+        }
+    );
+}

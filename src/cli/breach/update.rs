@@ -23,7 +23,8 @@ pub const LONG_ABOUT: &str = "Send a conditional request for every range of an e
 and `update` write), take the ranges answered 304 from the index, fetch the others, and \
 write the new index: byte-identical to `breach build` of the new data. Then say what \
 changed: ranges checked, changed and unchanged; hashes added, removed and recounted \
-(--json for scripts).
+(--json for scripts), counted over the whole update when it was interrupted and run \
+again.
 
 Without -o the index is replaced (atomically, when the new one is complete); with -o it \
 is left as it is. Without a usable sidecar (missing, cut off, or written for another \
