@@ -517,3 +517,94 @@ fn a_download_into_a_disk_too_small_warns_in_its_first_seconds() {
     assert!(!err.contains(" at path "), "{err}");
     assert!(!small.join("hibp.idx").exists());
 }
+
+/// A mirror (or a wrong `{prefix}` template) answering every range with a valid body of
+/// 32 MiB (some 860,000 hashes, where real ranges hold about 2,000): the download's
+/// memory stays within its byte budget (128 MiB of range data ahead of the build, plus
+/// the range the build waits for: about 400 MiB in all here), not four ranges per
+/// request in flight (1.4 GB after 8 s here before, and rising), and its journal within
+/// 1 GiB (a checkpoint empties it).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_download_s_memory_follows_a_byte_budget_whatever_the_server_sends() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut body = Vec::with_capacity(33 << 20);
+    let mut i = 0u64;
+    while body.len() < 32 << 20 {
+        write!(body, "{i:035X}:1\r\n").unwrap();
+        i += 1;
+    }
+    let body = std::sync::Arc::new(body);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(conn) = conn else { return };
+            let body = body.clone();
+            std::thread::spawn(move || -> std::io::Result<()> {
+                let mut reader = BufReader::new(conn.try_clone()?);
+                let mut conn = conn;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line)? == 0 {
+                        return Ok(());
+                    }
+                    loop {
+                        let mut h = String::new();
+                        if reader.read_line(&mut h)? == 0 || h == "\r\n" {
+                            break;
+                        }
+                    }
+                    write!(
+                        conn,
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n",
+                        body.len()
+                    )?;
+                    conn.write_all(&body)?;
+                }
+            });
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join(".hibp.idx.download");
+    let mut child = std_veilkit()
+        .args(["-q", "breach", "download", "--parallel", "32", "--source"])
+        .arg(format!("http://{addr}/r/{{prefix}}"))
+        .arg("-o")
+        .arg(dir.path().join("hibp.idx"))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let kib = |field: &str| -> u64 {
+        std::fs::read_to_string(&status)
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with(field))
+                    .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            })
+            .unwrap_or(0)
+    };
+    let started = Instant::now();
+    let (mut peak, mut journal_peak) = (0u64, 0u64);
+    while started.elapsed() < Duration::from_secs(8) {
+        assert!(child.try_wait().unwrap().is_none(), "the download ended");
+        peak = peak.max(kib("VmHWM:"));
+        journal_peak = journal_peak.max(std::fs::metadata(&journal).map_or(0, |m| m.len()));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Fetched and built all along: the journal holds ranges.
+    assert!(journal_peak > 64 << 20, "journal {journal_peak}");
+    assert!(
+        journal_peak < (1 << 30) + (64 << 20),
+        "journal {journal_peak}"
+    );
+    assert!(
+        peak < 512 << 10,
+        "the download's memory peaked at {} MiB",
+        peak >> 10
+    );
+}

@@ -6,6 +6,7 @@
 
 use super::super::HashKind;
 use super::body::{self, BodyError, MAX_BODY, Packed};
+use super::budget::{Budget, Held};
 use super::decode::{Decoder, Encoding};
 use super::journal::MAX_VALIDATOR;
 use std::sync::Mutex;
@@ -141,6 +142,8 @@ pub enum Outcome {
         bytes: u64,
         /// Bytes of body as received.
         wire: u64,
+        /// Its share of the download's byte budget, held until the build takes it.
+        held: Held,
     },
     /// 304: unchanged since the validators given.
     NotModified,
@@ -226,15 +229,17 @@ impl Fetcher {
 
     /// Fetches range `prefix` (conditionally when `since` is given), retrying as the
     /// module says.
+    /// Its body and packed hashes count against `budget` until the build takes it.
     pub async fn fetch(
         &self,
         prefix: u32,
         since: Option<&Validators>,
+        budget: &Budget,
     ) -> Result<Outcome, FetchError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let failure = match self.attempt(prefix, since).await {
+            let failure = match self.attempt(prefix, since, budget).await {
                 Ok(o) => return Ok(o),
                 Err(f) => f,
             };
@@ -262,7 +267,12 @@ impl Fetcher {
         }
     }
 
-    async fn attempt(&self, prefix: u32, since: Option<&Validators>) -> Result<Outcome, Failure> {
+    async fn attempt(
+        &self,
+        prefix: u32,
+        since: Option<&Validators>,
+        budget: &Budget,
+    ) -> Result<Outcome, Failure> {
         let mut req = self
             .client
             .get(self.source.url(prefix))
@@ -320,12 +330,18 @@ impl Fetcher {
             resp.content_length()
                 .map_or(1 << 16, |n| n.min(1 << 20) as usize),
         );
+        // The body counts against the budget as it arrives (what the chunk in hand
+        // already takes is not refused: one chunk is a few KB).
+        let mut held = Held::default();
         loop {
             match resp.chunk().await {
                 Ok(Some(c)) => {
                     if raw.len() + c.len() > MAX_BODY {
                         return Err(Failure::Retry(BodyError::TooLarge.to_string(), None));
                     }
+                    budget
+                        .grow(prefix, &mut held, (raw.len() + c.len()) as u64)
+                        .await;
                     raw.extend_from_slice(&c);
                 }
                 Ok(None) => break,
@@ -336,8 +352,13 @@ impl Fetcher {
         let text = decoder
             .decode(encoding, &raw)
             .map_err(|e| Failure::Retry(e.to_string(), None))?;
+        let (bytes, wire) = (text.len() as u64, raw.len() as u64);
         let packed = body::pack(self.kind, prefix, text)
             .map_err(|e| Failure::Retry(format!("malformed body: {e}"), None))?;
+        // From here the packed hashes are what the range holds until it is built.
+        drop(decoder);
+        drop(raw);
+        budget.shrink(&mut held, packed.bytes.len() as u64);
         if packed.hashes == 0 && self.source.every_range_holds_hashes {
             return Err(Failure::Retry(
                 "a body without hashes, where every range of the Pwned Passwords data holds hundreds"
@@ -348,8 +369,9 @@ impl Fetcher {
         Ok(Outcome::Fresh {
             packed,
             validators,
-            bytes: text.len() as u64,
-            wire: raw.len() as u64,
+            bytes,
+            wire,
+            held,
         })
     }
 }
@@ -462,7 +484,10 @@ mod tests {
         for (url, want) in [
             ("https://u:p@host/r/{prefix}", "https://host/r/{prefix}"),
             ("http://user@host:8000", "http://host:8000/range/{prefix}"),
-            ("http://a:b@c@host/x?y=@z", "http://host/x?y=@z"),
+            (
+                "http://a:b@c@host/x/{prefix}?y=@z",
+                "http://host/x/{prefix}?y=@z",
+            ),
             ("http://host/a@b/{prefix}", "http://host/a@b/{prefix}"),
         ] {
             let s = Source::new(Some(url), HashKind::Sha1).unwrap();

@@ -14,6 +14,7 @@
 //! slow one range is.
 
 pub mod body;
+pub mod budget;
 pub mod decode;
 pub mod fetch;
 pub mod inbox;
@@ -28,6 +29,7 @@ mod tests;
 use super::HashKind;
 use super::build::{self, BuildError, Options as BuildOptions, Source as BuildSource};
 use crate::progress::{NoProgress, Progress};
+use budget::{Budget, Held};
 use fetch::{Fetcher, Outcome};
 use inbox::Inbox;
 use journal::{Appender, Entry, JournalError, Replay};
@@ -127,6 +129,11 @@ pub struct Plan<'a> {
     /// in the first seconds, not when it fills).
     pub outlook: Option<OutlookFn<'a>>,
 }
+
+/// Bytes of packed hashes in the journal after which a checkpoint is taken, however few
+/// ranges they are: the journal stays below this (plus one range) whatever the server
+/// sends. Real data reaches about a third of it in [`CHECKPOINT_EVERY`] ranges.
+pub const JOURNAL_BYTES: u64 = 1 << 30;
 
 /// Ranges between two checkpoints of a download's index: 128 checkpoints in a full
 /// download, each a few seconds apart at full speed; the journal holds at most this
@@ -292,6 +299,9 @@ pub fn download(
         outlook,
         fed_packed: 0,
         fed_validators: 0,
+        budget_bytes: budget::DEFAULT_BYTES,
+        budget: None,
+        journaled: 0,
     };
     let built = build::build(
         BuildSource::Packed {
@@ -367,7 +377,7 @@ struct Ranges<'a> {
     previous: Option<Previous<'a>>,
     /// Ranges arrived ahead of the one the build waits for: the entry, its body's
     /// bytes decoded and as received, and its window slot.
-    pending: BTreeMap<u32, (Entry, u64, u64, tokio::sync::OwnedSemaphorePermit)>,
+    pending: BTreeMap<u32, (Entry, u64, u64, tokio::sync::OwnedSemaphorePermit, Held)>,
     /// The first range that failed for good, reported when the build reaches it.
     deferred: Option<(u32, fetch::FetchError)>,
     next: u32,
@@ -391,6 +401,13 @@ struct Ranges<'a> {
     /// Bytes of the packed hashes and of the validators of the ranges this run fed so far.
     fed_packed: u64,
     fed_validators: u64,
+    /// Bytes of fetched range data held between the network and the build, at most (see
+    /// [`budget`]), and the budget once fetching has started.
+    budget_bytes: u64,
+    budget: Option<Budget>,
+    /// Bytes appended to the journal since the last checkpoint: a checkpoint is due
+    /// when they pass [`JOURNAL_BYTES`], however few the ranges.
+    journaled: u64,
 }
 
 impl Ranges<'_> {
@@ -468,6 +485,7 @@ impl Ranges<'_> {
                                     validators,
                                     bytes,
                                     wire,
+                                    held,
                                 } => {
                                     count_change(
                                         self.kind,
@@ -482,7 +500,8 @@ impl Ranges<'_> {
                                         etag: validators.etag,
                                         last_modified: validators.last_modified,
                                     };
-                                    self.pending.insert(prefix, (entry, bytes, wire, permit));
+                                    self.pending
+                                        .insert(prefix, (entry, bytes, wire, permit, held));
                                 }
                                 Outcome::NotModified => {
                                     let Some(prev) = self.previous else {
@@ -501,19 +520,22 @@ impl Ranges<'_> {
                                         last_modified: v.last_modified,
                                     };
                                     self.stats.count(body::Change::default());
-                                    self.pending.insert(prefix, (entry, 0, 0, permit));
+                                    self.pending
+                                        .insert(prefix, (entry, 0, 0, permit, Held::default()));
                                 }
                             }
                         }
                     }
-                    let (entry, bytes, wire, permit) =
+                    let (entry, bytes, wire, permit, held) =
                         self.pending.remove(&self.next).expect("present");
                     journal.append(&entry)?;
+                    self.journaled += entry.packed.len() as u64;
                     if self.last_sync.elapsed() > Duration::from_secs(1) {
                         journal.sync()?;
                         self.last_sync = Instant::now();
                     }
                     drop(permit);
+                    drop(held);
                     self.stats.fetched += 1;
                     self.stats.bytes += bytes;
                     self.stats.wire += wire;
@@ -541,6 +563,9 @@ impl Ranges<'_> {
             as u64;
         self.current = entry.packed;
         self.next += 1;
+        if let Some(b) = &self.budget {
+            b.set_head(self.next);
+        }
         self.progress.advance(1);
         if let Some(OutlookFn(tell)) = self.outlook
             && self.next == self.first.saturating_add(OUTLOOK_AFTER).min(self.end)
@@ -574,8 +599,11 @@ impl Ranges<'_> {
         let fetcher = self.fetcher.take().expect("started once");
         let (parallel, end, stop) = (self.parallel, self.end, cancel.clone());
         let since = self.previous.map(|p| p.validators.clone());
-        let thread =
-            std::thread::spawn(move || fetch_all(fetcher, first..end, since, parallel, tx, stop));
+        let budget = Budget::new(self.budget_bytes, first);
+        self.budget = Some(budget.clone());
+        let thread = std::thread::spawn(move || {
+            fetch_all(fetcher, first..end, since, parallel, budget, tx, stop)
+        });
         self.phase = Phase::Fetch {
             journal,
             inbox,
@@ -628,7 +656,8 @@ impl build::PackedRanges for Ranges<'_> {
     fn checkpoint_due(&self) -> bool {
         // Not while the journal is read back: it is emptied at a checkpoint.
         matches!(self.phase, Phase::Fetch { .. })
-            && self.next - self.checkpointed >= self.checkpoint_every
+            && (self.next - self.checkpointed >= self.checkpoint_every
+                || self.journaled >= JOURNAL_BYTES)
     }
 
     fn checkpoint(&mut self, cp: build::Checkpoint) -> io::Result<()> {
@@ -647,6 +676,7 @@ impl Ranges<'_> {
         }
         self.since.clear();
         self.checkpointed = self.next;
+        self.journaled = 0;
         Ok(())
     }
 }
@@ -689,6 +719,7 @@ fn fetch_all(
     ranges: std::ops::Range<u32>,
     since: Option<Arc<Vec<fetch::Validators>>>,
     parallel: usize,
+    budget: Budget,
     tx: Arc<Inbox<Arrival>>,
     cancel: Arc<AtomicBool>,
 ) {
@@ -709,12 +740,13 @@ fn fetch_all(
         let mut set = tokio::task::JoinSet::new();
         for _ in 0..parallel {
             let since = since.clone();
-            let (f, w, n, tx, c) = (
+            let (f, w, n, tx, c, b) = (
                 fetcher.clone(),
                 window.clone(),
                 next.clone(),
                 tx.clone(),
                 cancel.clone(),
+                budget.clone(),
             );
             set.spawn(async move {
                 loop {
@@ -732,7 +764,7 @@ fn fetch_all(
                         .as_ref()
                         .and_then(|v| v.get(p as usize))
                         .filter(|v| v.etag.is_some() || v.last_modified.is_some());
-                    let r = f.fetch(p, cond).await;
+                    let r = f.fetch(p, cond, &b).await;
                     let failed = r.is_err();
                     // A failure wakes the build at once: it ends the run once every
                     // range before it is journaled.

@@ -884,8 +884,15 @@ fn a_resumed_update_counts_every_range_as_one_run_would() {
         "the update differs from the build"
     );
     // The second run kept ranges from the first: checkpointed ones and journaled ones.
-    assert!(stats.replayed >= 0x3A && stats.fetched < RANGES, "{stats:?}");
-    assert_eq!((stats.changed, stats.unchanged), (4, RANGES - 4), "{stats:?}");
+    assert!(
+        stats.replayed >= 0x3A && stats.fetched < RANGES,
+        "{stats:?}"
+    );
+    assert_eq!(
+        (stats.changed, stats.unchanged),
+        (4, RANGES - 4),
+        "{stats:?}"
+    );
     assert_eq!(
         stats.change,
         super::body::Change {
