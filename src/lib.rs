@@ -12,6 +12,8 @@ pub mod block;
 pub mod breach;
 pub mod cli;
 pub mod delimited;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod hex;
 pub mod ids;
 pub mod keys;

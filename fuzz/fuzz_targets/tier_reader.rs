@@ -1,28 +1,6 @@
-//! Compact indexes and filters from arbitrary bytes: opening, lookups and verification
-//! never panic.
+//! `veilkit::fuzz::tier_reader`: the harness lives in the library, so that `cargo test`
+//! replays this target's corpus (`fuzz/corpus/tier_reader/`) through the same code.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use veilkit::breach::compact::Compact;
-use veilkit::breach::filter::Filter;
-use veilkit::breach::format::Wide;
-use veilkit::progress::NoProgress;
 
-fuzz_target!(|data: &[u8]| {
-    let probes: Vec<Wide> = (0u64..64)
-        .map(|i| Wide([i.wrapping_mul(0x9e37_79b9_7f4a_7c15), i, 0]))
-        .collect();
-    if let Ok(c) = Compact::from_slice(data) {
-        for p in &probes {
-            let _ = c.lookup(p);
-        }
-        let mut counts = vec![0; probes.len()];
-        let _ = c.lookup_many(&probes, &mut counts);
-        let _ = c.verify(&NoProgress);
-    }
-    if let Ok(f) = Filter::from_slice(data) {
-        for p in &probes {
-            let _ = f.contains(p);
-        }
-        let _ = f.verify();
-    }
-});
+fuzz_target!(|data: &[u8]| veilkit::fuzz::tier_reader::run(data));

@@ -7,6 +7,7 @@ mod breach_trust;
 mod common;
 mod conventions;
 mod download;
+mod fuzz_replay;
 mod generated;
 mod golden;
 mod ids;

@@ -83,7 +83,7 @@ pub struct Appender {
     next: u32,
 }
 
-pub(super) fn header(magic: &[u8; 8], kind: HashKind, source: &str) -> Vec<u8> {
+pub(crate) fn header(magic: &[u8; 8], kind: HashKind, source: &str) -> Vec<u8> {
     let mut h = magic.to_vec();
     h.extend_from_slice(&[kind.code(), 0, 0, 0]);
     h.extend_from_slice(&(source.len() as u32).to_le_bytes());

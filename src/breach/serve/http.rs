@@ -197,7 +197,7 @@ pub fn run(
 /// Whether a conditional request is answered 304, as RFC 9110 (13.2.2) orders the
 /// preconditions: `If-None-Match` when present, else `If-Modified-Since` (a date not
 /// before the data's).
-fn not_modified(
+pub(crate) fn not_modified(
     etag: Option<&str>,
     modified: Option<httpdate::HttpDate>,
     if_none_match: &str,
@@ -226,7 +226,7 @@ fn etag_matches(if_none_match: &str, tag: &str) -> bool {
 
 /// A content coding the server answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Coding {
+pub(crate) enum Coding {
     Zstd,
     Gzip,
 }
@@ -234,7 +234,7 @@ enum Coding {
 /// The coding to answer an `Accept-Encoding` with: the one of Zstandard and gzip with the
 /// highest q-value (`*` standing for any not named), Zstandard on a tie (cheaper to make
 /// and to read), none when neither is acceptable (q=0, or not asked for).
-fn choose_coding(accept: &str) -> Option<Coding> {
+pub(crate) fn choose_coding(accept: &str) -> Option<Coding> {
     let (mut zstd, mut gzip, mut any) = (None::<f32>, None::<f32>, None::<f32>);
     for part in accept.split(',') {
         let mut it = part.split(';');

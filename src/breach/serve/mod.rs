@@ -11,7 +11,7 @@ use super::format::Wide;
 use super::ranges;
 use super::tier::AnyIndex;
 
-mod http;
+pub(crate) mod http;
 #[cfg(test)]
 mod range_tests;
 mod tls;
