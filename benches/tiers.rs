@@ -191,7 +191,7 @@ fn main() {
         .map(|_| Wide([rng.next(), rng.next(), 0]))
         .collect();
     for (name, f) in [("filter", &filter_mem), ("filter-small", &small_mem)] {
-        let fp = absent.iter().filter(|h| f.contains(h)).count();
+        let fp = absent.iter().filter(|h| f.contains(h).unwrap()).count();
         println!(
             "{name:<13} false positives: {fp} of {} absent hashes ({:.5}%; stated {:.5}%)",
             absent.len(),
@@ -216,7 +216,7 @@ fn main() {
         c.iter().zip(&exact_counts).all(|(a, b)| a >= b),
         "compact lost a count"
     );
-    filter_map.contains_many(&queries, &mut c);
+    filter_map.contains_many(&queries, &mut c).unwrap();
     assert!(
         c.iter().zip(&exact_counts).all(|(a, b)| *b == 0 || *a == 1),
         "filter false negative"
@@ -249,16 +249,16 @@ fn main() {
         compact_map.lookup_scan(q).unwrap()
     });
     latency("filter (mapped)", &queries, rounds, |q| {
-        u64::from(filter_map.contains(q))
+        u64::from(filter_map.contains(q).unwrap())
     });
     latency("filter (in memory)", &queries, rounds, |q| {
-        u64::from(filter_mem.contains(q))
+        u64::from(filter_mem.contains(q).unwrap())
     });
     latency("filter-small (mapped)", &queries, rounds, |q| {
-        u64::from(small_map.contains(q))
+        u64::from(small_map.contains(q).unwrap())
     });
     latency("filter-small (in memory)", &queries, rounds, |q| {
-        u64::from(small_mem.contains(q))
+        u64::from(small_mem.contains(q).unwrap())
     });
     latency("exact behind filter (--filter)", &queries, rounds, |q| {
         paired.lookup(q).unwrap()
@@ -288,7 +288,9 @@ fn main() {
     batch("compact (mapped)", &|q, o| {
         compact_map.lookup_many(q, o).unwrap()
     });
-    batch("filter (mapped)", &|q, o| filter_map.contains_many(q, o));
+    batch("filter (mapped)", &|q, o| {
+        filter_map.contains_many(q, o).unwrap()
+    });
 
     // What checking the records on the lookup path would cost (docs/BREACH-FORMAT.md,
     // "What lookups check"): a lookup that first touches a 4 KiB chunk of records would

@@ -1,5 +1,5 @@
-# Independent builder of the breach indexes of docs/BREACH-FORMAT.md (exact, version 2;
-# compact, version 3; filters, version 2), written from that document alone: reads a dump
+# Independent builder of the breach indexes of docs/BREACH-FORMAT.md (exact, version 3;
+# compact, version 4; filters, version 3), written from that document alone: reads a dump
 # of sorted `HASH:COUNT` lines and writes the file `veilkit breach build [--tier T]`
 # writes for it, byte for byte. The filters' construction is filter.py's.
 #
@@ -45,6 +45,11 @@ def xxh(b):
 def chunk_sums(b, size):
     return b"".join(struct.pack("<Q", xxh(b[i:i + size])) for i in range(0, len(b), size))
 
+def lookup_sums(b):
+    """The low 32 bits of the XXH3-64 of each 512-byte lookup block."""
+    return b"".join(struct.pack("<I", xxh(b[i:i + 512]) & 0xFFFFFFFF)
+                    for i in range(0, len(b), 512))
+
 def lay_out(sections):
     """Offsets of the sections after the 4096-byte header, each at the first 4096-byte
     boundary at or after the end of the one before; and the file length."""
@@ -86,24 +91,25 @@ def exact(hashes, counts):
     table = b"".join(struct.pack("<Q", x) for x in base)
     table += b"".join(struct.pack("<I", starts[k] - base[k // 2**16]) for k in range(2**b + 1))
     blocks = chunk_sums(records, BLOCK)
-    sections = [records, overflow, table, blocks, chunk_sums(table, 4096)]
+    sections = [records, overflow, table, blocks, chunk_sums(table, 4096), lookup_sums(records)]
     offsets, length = lay_out(sections)
     total = min(sum(counts), 2**64 - 1)
     head = bytearray(4096)
     head[0:8] = b"VKBREACH"
-    struct.pack_into("<IBBBBB", head, 8, 2, kind, H, b, c, S)
+    struct.pack_into("<IBBBBB", head, 8, 3, kind, H, b, c, S)
     struct.pack_into("<QQQQ", head, 24, n, len(overflow) // 16, max(counts), total)
     for i, (off, part) in enumerate(zip(offsets[:4], sections[:4])):
         struct.pack_into("<QQ", head, 56 + 16 * i, off, len(part))
     struct.pack_into("<Q", head, 120, BLOCK)
     sums = (xxh(overflow), xxh(table), xxh(blocks))
     struct.pack_into("<QQQQQQQ", head, 128, *sums, length, 0, offsets[4], len(sections[4]))
+    struct.pack_into("<QQQ", head, 184, offsets[5], len(sections[5]), 512)
     struct.pack_into("<Q", head, 248, xxh(head[:248]))
     identity = xxh(struct.pack("<6Q", kind, n, total, *sums))
     return assemble(head, sections, offsets, length), identity
 
 def tier_header(magic, version, kind, tier, b, g, hashes, counts, entries, identity,
-                sections, offsets, length, table_sums):
+                sections, offsets, length, table_sums, lookup):
     head = bytearray(4096)
     head[0:8] = magic
     struct.pack_into("<IBBBB", head, 8, version, kind, tier, b, g)
@@ -113,6 +119,7 @@ def tier_header(magic, version, kind, tier, b, g, hashes, counts, entries, ident
         struct.pack_into("<QQ", head, 64 + 16 * i, offsets[i], len(sections[i]))
     struct.pack_into("<QQQQQ", head, 112, *(xxh(x) for x in sections[:3]), length, 0)
     struct.pack_into("<QQ", head, 152, *table_sums)
+    struct.pack_into("<QQQ", head, 168, *lookup, 512)
     struct.pack_into("<Q", head, 248, xxh(head[:248]))
     return head
 
@@ -149,10 +156,11 @@ def compact(hashes, counts, identity):
     table = b"".join(struct.pack("<Q", x) for x in base)
     table += b"".join(struct.pack("<H", x) for x in offsets16)
     table += bytes(-len(table) % 8)
-    sections = [body, overflow, table, chunk_sums(table, 4096)]
+    sections = [body, overflow, table, chunk_sums(table, 4096), lookup_sums(body)]
     offsets, length = lay_out(sections)
-    head = tier_header(b"VKBCOMPT", 3, kind, 1, b, g, hashes, counts, len(order), identity,
-                       sections, offsets, length, (offsets[3], len(sections[3])))
+    head = tier_header(b"VKBCOMPT", 4, kind, 1, b, g, hashes, counts, len(order), identity,
+                       sections, offsets, length, (offsets[3], len(sections[3])),
+                       (offsets[4], len(sections[4])))
     return assemble(head, sections, offsets, length)
 
 def fuse(hashes, counts, identity, fp_bits):
@@ -173,10 +181,11 @@ def fuse(hashes, counts, identity, fp_bits):
         body += bytes(-(4096 + len(body)) % 8)
         directory += struct.pack("<QIIIIQQ", seed, L, mask, scl, len(mine), 4096 + len(body), len(fps))
         body += b"".join(x.to_bytes(width, "little") for x in fps)
-    sections = [body, b"", directory]
+    sections = [body, b"", directory, lookup_sums(body)]
     offsets, length = lay_out(sections)
-    head = tier_header(b"VKBFILTR", 2, kind, {16: 2, 8: 3}[fp_bits], b, 0, hashes, counts,
-                       len(keys), identity, sections, offsets, length, (0, 0))
+    head = tier_header(b"VKBFILTR", 3, kind, {16: 2, 8: 3}[fp_bits], b, 0, hashes, counts,
+                       len(keys), identity, sections, offsets, length, (0, 0),
+                       (offsets[3], len(sections[3])))
     return assemble(head, sections, offsets, length)
 
 if __name__ == "__main__":

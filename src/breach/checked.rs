@@ -1,12 +1,15 @@
-//! Checksums checked on the lookup path: a lookup never reads a byte of a bucket table
-//! or an overflow table that has not been verified in this process.
+//! Checksums checked on the lookup path: a lookup never answers from a byte of an index
+//! that has not been verified in this process.
 //!
-//! A table is verified in chunks of [`CHUNK`] bytes, each against its own XXH3-64 kept in
-//! a section of the file: the first lookup that reads a chunk hashes it (about 0.15 µs),
-//! later ones test one bit. A one-off query so pays for the chunk or two it reads, and a
-//! long-running process for each chunk once. An overflow table (read only for the few
-//! counts too large for a record) is verified whole on its first use. Files of an older
-//! format, without chunk checksums, have their tables verified whole at opening.
+//! A bucket table is verified in chunks of [`CHUNK`] bytes, each against its own XXH3-64
+//! kept in a section of the file; the records of an exact index, the entries of a compact
+//! one and the fingerprints of a filter in blocks of [`LOOKUP_BLOCK`] bytes, each against
+//! the low 32 bits of its XXH3-64. The first lookup that reads a chunk or block hashes
+//! it; later ones test one bit. A one-off query so pays for the few it reads, and a
+//! long-running process for each once. An overflow table (read only for the few counts
+//! too large for a record) is verified whole on its first use. Files of an older format,
+//! without chunk checksums, have their tables verified whole at opening, and their
+//! records, entries and fingerprints are read unverified, as those formats promised.
 
 use super::index::IndexError;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -15,7 +18,6 @@ use xxhash_rust::xxh3::xxh3_64;
 /// Bytes of a verified chunk.
 pub const CHUNK: usize = 4096;
 
-/// The checksums of a table's chunks, as a file stores them: the XXH3-64 of each
 /// Checks that every byte of `bytes` from `from` on that no section covers is zero, as
 /// the formats require of the gaps that align sections (what `verify` checks, so that a
 /// changed byte anywhere in a file is found, even where no lookup reads).
@@ -42,6 +44,7 @@ pub fn gaps_are_zero(
     Ok(())
 }
 
+/// The checksums of a table's chunks, as a file stores them: the XXH3-64 of each
 /// [`CHUNK`] bytes (the last chunk shorter), little-endian, in order.
 pub fn chunk_sums(table: &[u8]) -> Vec<u8> {
     table
@@ -50,13 +53,99 @@ pub fn chunk_sums(table: &[u8]) -> Vec<u8> {
         .collect()
 }
 
-/// A table whose chunks are verified before a lookup reads them.
+/// Bytes of a lookup block: the records of an exact index, the entries of a compact
+/// one and the fingerprints of a filter are verified in blocks of this size, each
+/// against the low 32 bits of its XXH3-64, before a lookup answers from it.
+pub const LOOKUP_BLOCK: usize = 512;
+
+/// Bytes of a lookup block's checksum.
+pub const LOOKUP_SUM: usize = 4;
+
+/// The checksums of `section`'s lookup blocks ([`LOOKUP_BLOCK`] bytes, the last one
+/// shorter): the low 32 bits of each block's XXH3-64, little-endian, in order.
+pub fn lookup_sums(section: &[u8]) -> Vec<u8> {
+    let mut s = BlockSummer::new(Vec::with_capacity(
+        section.len().div_ceil(LOOKUP_BLOCK) * LOOKUP_SUM,
+    ));
+    s.add(section).expect("a vector takes every write");
+    s.finish().expect("a vector takes every write")
+}
+
+/// Lookup block checksums of a section written in pieces, as they come ([`lookup_sums`]
+/// of the whole), into `out`.
+pub struct BlockSummer<W> {
+    out: W,
+    partial: Vec<u8>,
+    blocks: u64,
+}
+
+impl<W: std::io::Write> BlockSummer<W> {
+    /// Sums to `out`.
+    pub fn new(out: W) -> BlockSummer<W> {
+        BlockSummer {
+            out,
+            partial: Vec::with_capacity(LOOKUP_BLOCK),
+            blocks: 0,
+        }
+    }
+
+    /// The section's next bytes.
+    pub fn add(&mut self, mut data: &[u8]) -> std::io::Result<()> {
+        if !self.partial.is_empty() {
+            let take = (LOOKUP_BLOCK - self.partial.len()).min(data.len());
+            self.partial.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.partial.len() < LOOKUP_BLOCK {
+                return Ok(());
+            }
+            let block = std::mem::take(&mut self.partial);
+            self.emit(&block)?;
+            self.partial = block;
+            self.partial.clear();
+        }
+        let mut blocks = data.chunks_exact(LOOKUP_BLOCK);
+        for block in &mut blocks {
+            self.emit(block)?;
+        }
+        self.partial.extend_from_slice(blocks.remainder());
+        Ok(())
+    }
+
+    fn emit(&mut self, block: &[u8]) -> std::io::Result<()> {
+        self.blocks += 1;
+        self.out.write_all(&(xxh3_64(block) as u32).to_le_bytes())
+    }
+
+    /// Blocks summed so far (whole ones).
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// The last, partial block's sum written; the sink.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        if !self.partial.is_empty() {
+            let block = std::mem::take(&mut self.partial);
+            self.emit(&block)?;
+        }
+        Ok(self.out)
+    }
+}
+
+/// A section whose chunks are verified before a lookup reads them: a bucket table
+/// (chunks of [`CHUNK`] bytes, full XXH3-64 sums) or the records, entries or
+/// fingerprints that lookups read (blocks of [`LOOKUP_BLOCK`] bytes, 32-bit sums).
 pub struct Chunks {
-    /// The table's place in the file's bytes.
+    /// The section's place in the file's bytes.
     table_off: usize,
     table_len: usize,
     /// The checksums' place (unused when everything was verified at opening).
     sums_off: usize,
+    /// log2 of the chunk's bytes.
+    shift: u32,
+    /// Bytes of a stored checksum (8: XXH3-64; 4: its low 32 bits).
+    sum_bytes: usize,
+    /// What the section is, for errors ("bucket table", "records").
+    what: &'static str,
     /// One bit per chunk: verified in this process.
     verified: Box<[AtomicU64]>,
     /// Chunks not verified yet: once none are, a check is one load and one test.
@@ -67,13 +156,27 @@ pub struct Chunks {
 
 impl Chunks {
     fn with_bits(table: (u64, u64), sums_off: usize, all: bool) -> Chunks {
-        let chunks = (table.1 as usize).div_ceil(CHUNK);
+        Chunks::sized(table, sums_off, all, CHUNK, 8, "bucket table")
+    }
+
+    fn sized(
+        table: (u64, u64),
+        sums_off: usize,
+        all: bool,
+        chunk: usize,
+        sum_bytes: usize,
+        what: &'static str,
+    ) -> Chunks {
+        let chunks = (table.1 as usize).div_ceil(chunk);
         let words = chunks.div_ceil(64).max(1);
         let fill = if all { u64::MAX } else { 0 };
         Chunks {
             table_off: table.0 as usize,
             table_len: table.1 as usize,
             sums_off,
+            shift: chunk.trailing_zeros(),
+            sum_bytes,
+            what,
             verified: (0..words).map(|_| AtomicU64::new(fill)).collect(),
             left: Box::new(AtomicUsize::new(if all { 0 } else { chunks })),
         }
@@ -100,6 +203,34 @@ impl Chunks {
         Ok(c)
     }
 
+    /// The lookup blocks of `section` (`what`: "records", "entries", "fingerprints"),
+    /// with their checksums at `sums`, each verified the first time a lookup reads it.
+    pub fn blocks(
+        section: (u64, u64),
+        sums: (u64, u64),
+        what: &'static str,
+    ) -> Result<Chunks, IndexError> {
+        let blocks = (section.1 as usize).div_ceil(LOOKUP_BLOCK);
+        if sums.1 != (blocks * LOOKUP_SUM) as u64 {
+            return Err(IndexError::Corrupt(format!("{what} checksums length")));
+        }
+        Ok(Chunks::sized(
+            section,
+            sums.0 as usize,
+            false,
+            LOOKUP_BLOCK,
+            LOOKUP_SUM,
+            what,
+        ))
+    }
+
+    /// The lookup blocks of a section that a file of an older format does not sum:
+    /// taken as verified (what such a file promised), so that lookups read them as
+    /// before.
+    pub fn unsummed(section: (u64, u64), what: &'static str) -> Chunks {
+        Chunks::sized(section, 0, true, LOOKUP_BLOCK, LOOKUP_SUM, what)
+    }
+
     /// A table of a format without chunk checksums: verified whole now against `sum`.
     pub fn whole(bytes: &[u8], table: (u64, u64), sum: u64) -> Result<Chunks, IndexError> {
         let t = &bytes[table.0 as usize..(table.0 + table.1) as usize];
@@ -107,6 +238,19 @@ impl Chunks {
             return Err(IndexError::Corrupt("bucket table checksum mismatch".into()));
         }
         Ok(Chunks::with_bits(table, 0, true))
+    }
+
+    /// Every chunk taken as verified (after a verification of the whole section).
+    pub fn mark_all(&self) {
+        for w in self.verified.iter() {
+            w.store(u64::MAX, Ordering::Relaxed);
+        }
+        self.left.store(0, Ordering::Relaxed);
+    }
+
+    /// Whether every chunk was verified in this process.
+    pub fn all_verified(&self) -> bool {
+        self.left.load(Ordering::Relaxed) == 0
     }
 
     /// Whether chunk `c` was verified (0 or 1).
@@ -125,30 +269,29 @@ impl Chunks {
         self.check_span(bytes, at, at)
     }
 
-    /// Verifies the chunks holding bytes `first` to `last` of the table (one or two),
-    /// unless done before: on the lookup path, one test of both chunks' bits, and the
-    /// work out of line.
+    /// Verifies the chunks holding bytes `first` to `last` of the section, unless done
+    /// before: on the lookup path, when they are one or two chunks, one test of both
+    /// chunks' bits, and the work out of line.
     #[inline(always)]
     pub fn check_span(&self, bytes: &[u8], first: usize, last: usize) -> Result<(), IndexError> {
         if self.left.load(Ordering::Relaxed) == 0 {
             return Ok(());
         }
-        let (a, b) = (first / CHUNK, last / CHUNK);
-        if self.bit(a) & self.bit(b) == 1 {
+        let (a, b) = (first >> self.shift, last >> self.shift);
+        if b <= a + 1 && self.bit(a) & self.bit(b) == 1 {
             return Ok(());
         }
         self.verify_span(bytes, a, b)
     }
 
-    /// Verifies chunks `a` and `b` (equal, or adjacent).
+    /// Verifies chunks `a` to `b` not verified yet.
     #[cold]
     #[inline(never)]
     fn verify_span(&self, bytes: &[u8], a: usize, b: usize) -> Result<(), IndexError> {
-        if self.bit(a) == 0 {
-            self.verify(bytes, a)?;
-        }
-        if b != a && self.bit(b) == 0 {
-            self.verify(bytes, b)?;
+        for c in a..=b.max(a) {
+            if self.bit(c) == 0 {
+                self.verify(bytes, c)?;
+            }
         }
         Ok(())
     }
@@ -157,18 +300,39 @@ impl Chunks {
     #[cold]
     #[inline(never)]
     fn verify(&self, bytes: &[u8], chunk: usize) -> Result<(), IndexError> {
-        let start = chunk * CHUNK;
+        let size = 1usize << self.shift;
+        let start = chunk * size;
         if start >= self.table_len {
-            return Err(IndexError::Corrupt("a read past the bucket table".into()));
-        }
-        let end = (start + CHUNK).min(self.table_len);
-        let data = &bytes[self.table_off + start..self.table_off + end];
-        let at = self.sums_off + chunk * 8;
-        let want = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-        if xxh3_64(data) != want {
             return Err(IndexError::Corrupt(format!(
-                "bucket table checksum mismatch in bytes {start} to {end}: the index is damaged; rebuild it"
+                "a read past the {}",
+                self.what
             )));
+        }
+        let end = (start + size).min(self.table_len);
+        let data = &bytes[self.table_off + start..self.table_off + end];
+        let at = self.sums_off + chunk * self.sum_bytes;
+        let mut stored = [0u8; 8];
+        stored[..self.sum_bytes].copy_from_slice(&bytes[at..at + self.sum_bytes]);
+        let want = u64::from_le_bytes(stored);
+        let mask = if self.sum_bytes == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * self.sum_bytes)) - 1
+        };
+        if xxh3_64(data) & mask != want {
+            return Err(IndexError::Corrupt(if self.sum_bytes == 8 {
+                format!(
+                    "{} checksum mismatch in bytes {start} to {end}: the index is damaged; rebuild it",
+                    self.what
+                )
+            } else {
+                format!(
+                    "{} block {chunk} (file bytes {} to {}) checksum mismatch: the index is damaged; rebuild it",
+                    self.what,
+                    self.table_off + start,
+                    self.table_off + end
+                )
+            }));
         }
         let bit = 1 << (chunk % 64);
         if self.verified[chunk / 64].fetch_or(bit, Ordering::Relaxed) & bit == 0 {

@@ -14,7 +14,6 @@
 use super::checked::{Chunks, Once};
 use super::format::{HEADER_SIZE, Wide, align};
 use super::index::{Index, IndexError, bad_bounds};
-use super::tier::COMPACT_VERSION;
 use super::tier::{Bytes, Tier, TierBuildError, TierHeader, pad_to};
 use crate::progress::Progress;
 use crate::streams::ChunkWriter;
@@ -80,6 +79,9 @@ pub struct Compact {
     groups_bytes: usize,
     /// The bucket table, verified chunk by chunk as lookups read it.
     table: Chunks,
+    /// The entries, verified in lookup blocks as lookups read them (version 4; taken as
+    /// verified in older files, which have no such checksums).
+    body: Chunks,
     /// The overflow section, verified on its first use.
     overflow: Once,
 }
@@ -135,7 +137,7 @@ impl Compact {
             return Err(corrupt("overflow section length"));
         }
         let groups_bytes = group_count(header.bits, header.group_bits) as usize * 8;
-        let table = if header.version >= COMPACT_VERSION {
+        let table = if header.table_summed() {
             Chunks::lazy(bytes.get(), header.table_at, header.sums_at, groups_bytes)?
         } else {
             Chunks::whole(bytes.get(), header.table_at, header.table_sum)?
@@ -143,6 +145,7 @@ impl Compact {
         let c = Compact {
             groups_bytes,
             table,
+            body: header.body_blocks("entries")?,
             overflow: Once::new(header.overflow_at, header.overflow_sum, "overflow section"),
             body_off: header.body_at.0 as usize,
             bases_off: header.table_at.0 as usize,
@@ -241,9 +244,28 @@ impl Compact {
         let (bucket, suffix) = split(hash, self.header.bits);
         let (lo, hi) = self.bounds(bucket)?;
         match self.window_search(suffix, lo, hi) {
-            Ok(field) => Ok(field),
+            Ok(field) => {
+                // The answer came from the window's entries alone (none when the bucket
+                // is empty): their blocks verified before it is given.
+                if lo < hi {
+                    let w_lo = window_lo(lo, hi, suffix);
+                    self.check_entries(w_lo, w_lo + WINDOW as u64)?;
+                }
+                Ok(field)
+            }
             Err(()) => self.lookup_beyond_window(bucket, suffix, lo, hi),
         }
+    }
+
+    /// Verifies the lookup blocks holding entries `first..end` (not empty), unless done
+    /// before in this process.
+    #[inline(always)]
+    fn check_entries(&self, first: u64, end: u64) -> Result<(), IndexError> {
+        self.body.check_span(
+            self.bytes.get(),
+            first as usize * ENTRY,
+            end as usize * ENTRY - 1,
+        )
     }
 
     /// The rest of [`Compact::lookup`]: the answer may lie outside the window, or the
@@ -258,7 +280,11 @@ impl Compact {
         lo: u64,
         hi: u64,
     ) -> Result<u64, IndexError> {
-        match self.search(suffix, lo, hi, Compact::guess(lo, hi, suffix)) {
+        let (found, read) = self.search(suffix, lo, hi, Compact::guess(lo, hi, suffix));
+        if let Some((first, last)) = read {
+            self.check_entries(first, last + 1)?;
+        }
+        match found {
             Some(field) => self.count(bucket, suffix, field),
             None => Ok(0),
         }
@@ -284,8 +310,7 @@ impl Compact {
         if hi - lo < W {
             return Err(());
         }
-        let g = Compact::guess(lo, hi, suffix);
-        let w_lo = g.saturating_sub(W / 2).max(lo).min(hi - W);
+        let w_lo = window_lo(lo, hi, suffix);
         let start = self.body_off + w_lo as usize * ENTRY;
         let Some(win) = self.bytes.get().get(start..start + WINDOW_BYTES) else {
             return Err(());
@@ -352,7 +377,11 @@ impl Compact {
             return Ok(0);
         }
         let g = Compact::guess(lo, hi, suffix);
-        match self.search(suffix, lo, hi, g) {
+        let (found, read) = self.search(suffix, lo, hi, g);
+        if let Some((first, last)) = read {
+            self.check_entries(first, last + 1)?;
+        }
+        match found {
             Some(field) => self.count(bucket, suffix, field),
             None => Ok(0),
         }
@@ -384,7 +413,11 @@ impl Compact {
                 *c = if r.0 == r.1 {
                     0
                 } else {
-                    match self.search(k.1, r.0, r.1, Compact::guess(r.0, r.1, k.1)) {
+                    let (found, read) = self.search(k.1, r.0, r.1, Compact::guess(r.0, r.1, k.1));
+                    if let Some((first, last)) = read {
+                        self.check_entries(first, last + 1)?;
+                    }
+                    match found {
                         Some(field) => self.count(k.0, k.1, field)?,
                         None => 0,
                     }
@@ -395,24 +428,29 @@ impl Compact {
     }
 
     /// Finds `suffix` in entries `lo..hi` starting at `g`: a short scan from the
-    /// interpolated guess, then binary search if the scan has not settled it.
+    /// interpolated guess, then binary search if the scan has not settled it. Also gives
+    /// the first and last entry it read, whose blocks the caller verifies before it
+    /// answers.
     #[inline]
-    fn search(&self, suffix: u64, lo: u64, hi: u64, g: u64) -> Option<u64> {
+    fn search(&self, suffix: u64, lo: u64, hi: u64, g: u64) -> (Option<u64>, Option<(u64, u64)>) {
         const SCAN: u32 = 32;
         let (s, field) = self.entry(g);
+        let (mut first, mut last) = (g, g);
         if s == suffix {
-            return Some(field);
+            return (Some(field), Some((g, g)));
         }
         let (mut a, mut z) = if s < suffix { (g + 1, hi) } else { (lo, g) };
         // Scan towards the target from the guess.
         for _ in 0..SCAN {
             if a >= z {
-                return None;
+                return (None, Some((first, last)));
             }
             let i = if s < suffix { a } else { z - 1 };
+            first = first.min(i);
+            last = last.max(i);
             let (t, f) = self.entry(i);
             if t == suffix {
-                return Some(f);
+                return (Some(f), Some((first, last)));
             }
             if (s < suffix) == (t < suffix) {
                 if s < suffix {
@@ -421,19 +459,21 @@ impl Compact {
                     z -= 1;
                 }
             } else {
-                return None;
+                return (None, Some((first, last)));
             }
         }
         while a < z {
             let mid = a + (z - a) / 2;
+            first = first.min(mid);
+            last = last.max(mid);
             let (t, f) = self.entry(mid);
             match t.cmp(&suffix) {
-                std::cmp::Ordering::Equal => return Some(f),
+                std::cmp::Ordering::Equal => return (Some(f), Some((first, last))),
                 std::cmp::Ordering::Less => a = mid + 1,
                 std::cmp::Ordering::Greater => z = mid,
             }
         }
-        None
+        (None, Some((first, last)))
     }
 
     /// Whether any entry's key starts with the 20 bits `prefix` (a range of the HIBP API
@@ -457,6 +497,7 @@ impl Compact {
             if b >= 20 {
                 return Ok(true);
             }
+            self.check_entries(lo, hi)?;
             for i in lo..hi {
                 let key = (bucket << SUFFIX_BITS) | self.entry(i).0;
                 if key >> (key_bits - 20) == prefix {
@@ -538,6 +579,9 @@ impl Compact {
         if max != h.max_count && h.collisions == 0 {
             return corrupt("the largest count does not match the header".into());
         }
+        // Everything was checked: lookups from now on test one word.
+        self.table.mark_all();
+        self.body.mark_all();
         Ok(h.entries)
     }
 }
@@ -572,6 +616,8 @@ pub fn build_with_bucket_bits(
     let mut table = vec![0u64; (1usize << b) + 1];
     let mut overflow: Vec<u8> = Vec::new();
     let mut sum = Xxh3::new();
+    // The entries' lookup block checksums (0.8% of the entries), written last.
+    let mut lookup = super::checked::BlockSummer::new(Vec::new());
     let mut entries = 0u64;
     let mut collisions = 0u64;
     let mut pending: Option<(u64, u64, u64)> = None;
@@ -607,6 +653,7 @@ pub fn build_with_bucket_bits(
         }
         if buf.len() >= (1 << 16) - 16 {
             sum.update(&buf);
+            lookup.add(&buf).map_err(w)?;
             file.write_all(&buf).map_err(w)?;
             buf.clear();
         }
@@ -621,6 +668,7 @@ pub fn build_with_bucket_bits(
     // One byte of padding: entries are read as 8-byte words.
     buf.push(0);
     sum.update(&buf);
+    lookup.add(&buf).map_err(w)?;
     file.write_all(&buf).map_err(w)?;
     progress.advance(src.records % 65536);
 
@@ -644,6 +692,12 @@ pub fn build_with_bucket_bits(
     pad_to(&mut file, &mut at, sums_at.0).map_err(w)?;
     file.write_all(&table_sums).map_err(w)?;
     at += table_sums.len() as u64;
+    // The entries' lookup block checksums, checked on the lookup path.
+    let lookup_sums = lookup.finish().map_err(w)?;
+    let lookup_at = (align(at), lookup_sums.len() as u64);
+    pad_to(&mut file, &mut at, lookup_at.0).map_err(w)?;
+    file.write_all(&lookup_sums).map_err(w)?;
+    at += lookup_sums.len() as u64;
     file.flush().map_err(w)?;
     drop(file);
     let header = TierHeader {
@@ -667,10 +721,22 @@ pub fn build_with_bucket_bits(
         version: super::tier::COMPACT_VERSION,
         flags: src.flags,
         sums_at,
+        lookup_at,
     };
     out.seek(SeekFrom::Start(0)).map_err(w)?;
     out.write_all(&header.encode()).map_err(w)?;
     Ok(header)
+}
+
+/// The first entry of the window a lookup searches in a bucket of entries `lo..hi` (at
+/// least [`WINDOW`] of them) for `suffix`.
+#[inline(always)]
+fn window_lo(lo: u64, hi: u64, suffix: u64) -> u64 {
+    const W: u64 = WINDOW as u64;
+    Compact::guess(lo, hi, suffix)
+        .saturating_sub(W / 2)
+        .max(lo)
+        .min(hi - W)
 }
 
 /// Groups in a table of `2^b + 1` bucket starts with `2^g` buckets a group.

@@ -41,6 +41,11 @@ pub fn shard_bits(n: u64) -> u32 {
 #[derive(Clone, Copy)]
 struct Shard {
     descriptor: [u8; DESCRIPTOR],
+    /// The descriptor's fields: seed, segment length, its mask, segment count length.
+    seed: u64,
+    segment_length: u32,
+    segment_length_mask: u32,
+    segment_count_length: u32,
     /// Byte offset in the file.
     at: usize,
     /// Bytes of fingerprints (0: an empty shard).
@@ -52,6 +57,11 @@ pub struct Filter {
     bytes: Bytes,
     header: TierHeader,
     shards: Vec<Shard>,
+    /// The fingerprints, verified in lookup blocks as lookups read them (version 3;
+    /// taken as verified in older files, which have no such checksums).
+    body: super::checked::Chunks,
+    /// Bytes of a fingerprint (2, or 1 for filter-small).
+    width: usize,
 }
 
 impl Filter {
@@ -115,6 +125,10 @@ impl Filter {
             let shard = if fps == 0 {
                 Shard {
                     descriptor: [0; DESCRIPTOR],
+                    seed: 0,
+                    segment_length: 0,
+                    segment_length_mask: 0,
+                    segment_count_length: 0,
                     at: 0,
                     len: 0,
                 }
@@ -137,6 +151,10 @@ impl Filter {
                 descriptor.copy_from_slice(&e[..DESCRIPTOR]);
                 Shard {
                     descriptor,
+                    seed: u64_at(0),
+                    segment_length: seg_len as u32,
+                    segment_length_mask: mask as u32,
+                    segment_count_length: seg_count_len as u32,
                     at: off as usize,
                     len: len as usize,
                 }
@@ -144,6 +162,8 @@ impl Filter {
             shards.push(shard);
         }
         Ok(Filter {
+            body: header.body_blocks("fingerprints")?,
+            width,
             bytes,
             header,
             shards,
@@ -163,16 +183,59 @@ impl Filter {
         }
     }
 
-    /// Whether `hash` is probably present (never false for a hash that is).
-    #[inline]
-    pub fn contains(&self, hash: &Wide) -> bool {
+    /// The shard of `hash` and its key.
+    #[inline(always)]
+    fn shard_of(&self, hash: &Wide) -> (&Shard, u64) {
         let key = hash.0[0];
         let shard = if self.header.bits == 0 {
             0
         } else {
             (key >> (64 - self.header.bits)) as usize
         };
-        let s = &self.shards[shard];
+        (&self.shards[shard], key)
+    }
+
+    /// Whether `hash` is probably present (never false for a hash that is). The binary
+    /// fuse filter's membership test as docs/BREACH-FORMAT.md gives it ("Filters"), on
+    /// three fingerprints whose lookup blocks are verified before the answer is given.
+    #[inline]
+    pub fn contains(&self, hash: &Wide) -> Result<bool, IndexError> {
+        let (s, key) = self.shard_of(hash);
+        if s.len == 0 {
+            return Ok(false);
+        }
+        let h = mix(key, s.seed);
+        let h0 = ((u128::from(h) * u128::from(s.segment_count_length)) >> 64) as u32;
+        let h1 = h0.wrapping_add(s.segment_length) ^ ((h >> 18) as u32 & s.segment_length_mask);
+        let h2 =
+            h0.wrapping_add(s.segment_length.wrapping_mul(2)) ^ (h as u32 & s.segment_length_mask);
+        // Every probe is inside the shard's fingerprints (checked at opening: the
+        // segments' reach is at most their number); `get` keeps that an error, not a
+        // panic, should it ever not hold.
+        let b = self.bytes.get();
+        let w = self.width;
+        let body = self.header.body_at.0 as usize;
+        let mut f = h ^ (h >> 32);
+        for p in [h0, h1, h2] {
+            let at = s.at + p as usize * w;
+            if at + w > s.at + s.len {
+                return Err(IndexError::Corrupt("a filter probe past its shard".into()));
+            }
+            self.body.check(b, at - body)?;
+            f ^= if w == 1 {
+                u64::from(b[at])
+            } else {
+                u64::from(u16::from_le_bytes([b[at], b[at + 1]]))
+            };
+        }
+        Ok(f & ((1u64 << (8 * w)) - 1) == 0)
+    }
+
+    /// What the `xorf` crate's own test answers (which the builder writes for): kept for
+    /// the tests that hold [`Filter::contains`] to it.
+    #[doc(hidden)]
+    pub fn contains_by_xorf(&self, hash: &Wide) -> bool {
+        let (s, key) = self.shard_of(hash);
         if s.len == 0 {
             return false;
         }
@@ -186,18 +249,32 @@ impl Filter {
     }
 
     /// `out[i]` = 1 if `hashes[i]` is probably present, else 0.
-    pub fn contains_many(&self, hashes: &[Wide], out: &mut [u64]) {
+    pub fn contains_many(&self, hashes: &[Wide], out: &mut [u64]) -> Result<(), IndexError> {
         for (h, o) in hashes.iter().zip(out.iter_mut()) {
-            *o = u64::from(self.contains(h));
+            *o = u64::from(self.contains(h)?);
         }
+        Ok(())
     }
 
     /// Checks the three section checksums (the shard structure was checked at open);
     /// returns the number of keys.
     pub fn verify(&self) -> Result<u64, IndexError> {
         self.header.verify_sections(self.bytes.get())?;
+        // Everything was checked: lookups from now on test one word.
+        self.body.mark_all();
         Ok(self.header.entries)
     }
+}
+
+/// The filter's hash of a key (`mix` in docs/BREACH-FORMAT.md): murmur64 of key + seed.
+#[inline(always)]
+fn mix(key: u64, seed: u64) -> u64 {
+    let mut x = key.wrapping_add(seed);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
 }
 
 fn fingerprint_bytes(tier: Tier) -> usize {
@@ -336,8 +413,9 @@ pub fn build(
         read_result?;
         Ok((written?, dups))
     });
-    let ((body_at, body_sum, dir, keys_total), dups) = result?;
+    let ((body_at, body_sum, dir, keys_total, lookup_sums), dups) = result?;
     let dir_at = (align(body_at.0 + body_at.1), dir.len() as u64);
+    let lookup_at = (align(dir_at.0 + dir_at.1), lookup_sums.len() as u64);
     let header = TierHeader {
         tier: if small {
             Tier::FilterSmall
@@ -359,23 +437,28 @@ pub fn build(
         body_sum,
         overflow_sum: xxhash_rust::xxh3::xxh3_64(&[]),
         table_sum: xxhash_rust::xxh3::xxh3_64(&dir),
-        file_len: dir_at.0 + dir_at.1,
+        file_len: lookup_at.0 + lookup_at.1,
         version: super::tier::FILTER_VERSION,
         flags: src.flags,
         sums_at: (0, 0),
+        lookup_at,
     };
     let mut at = body_at.0 + body_at.1;
     let mut file = BufWriter::new(&mut *out);
     file.seek(SeekFrom::Start(at)).map_err(w)?;
     pad_to(&mut file, &mut at, dir_at.0).map_err(w)?;
     file.write_all(&dir).map_err(w)?;
+    at += dir.len() as u64;
+    // The fingerprints' lookup block checksums, checked on the lookup path.
+    pad_to(&mut file, &mut at, lookup_at.0).map_err(w)?;
+    file.write_all(&lookup_sums).map_err(w)?;
     file.seek(SeekFrom::Start(0)).map_err(w)?;
     file.write_all(&header.encode()).map_err(w)?;
     file.flush().map_err(w)?;
     Ok(header)
 }
 
-type Written = ((u64, u64), u64, Vec<u8>, u64);
+type Written = ((u64, u64), u64, Vec<u8>, u64, Vec<u8>);
 
 /// Writes built shards in shard order; returns the body's place and checksum, the shard
 /// directory and the number of keys.
@@ -391,6 +474,7 @@ fn write_shards(
     file.write_all(&[0u8; HEADER_SIZE]).map_err(w)?;
     let mut at = HEADER_SIZE as u64;
     let mut sum = Xxh3::new();
+    let mut lookup = super::checked::BlockSummer::new(Vec::new());
     let mut dir = vec![0u8; shard_count as usize * DIR_ENTRY];
     let mut waiting: std::collections::BTreeMap<u64, Built> = Default::default();
     let mut next = 0u64;
@@ -405,6 +489,7 @@ fn write_shards(
                 let pad = [0u8; 8];
                 let n = (aligned - at) as usize;
                 sum.update(&pad[..n]);
+                lookup.add(&pad[..n]).map_err(w)?;
                 file.write_all(&pad[..n]).map_err(w)?;
                 at = aligned;
             }
@@ -416,6 +501,7 @@ fn write_shards(
                 e[32..40].copy_from_slice(&(b.fingerprints.len() as u64 / width).to_le_bytes());
             }
             sum.update(&b.fingerprints);
+            lookup.add(&b.fingerprints).map_err(w)?;
             file.write_all(&b.fingerprints).map_err(w)?;
             at += b.fingerprints.len() as u64;
             keys += b.keys;
@@ -434,5 +520,6 @@ fn write_shards(
         sum.digest(),
         dir,
         keys,
+        lookup.finish().map_err(w)?,
     ))
 }

@@ -1,13 +1,13 @@
-//! The index file format, version 2 (`docs/BREACH-FORMAT.md`; version 1 is read too):
-//! header, parameters and record packing.
+//! The index file format, version 3 (`docs/BREACH-FORMAT.md`; versions 1 and 2 are read
+//! too): header, parameters and record packing.
 
 use super::HashKind;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// The magic at the start of every index.
 pub const MAGIC: &[u8; 8] = b"VKBREACH";
-/// The format version this code writes (it reads 1 and 2).
-pub const VERSION: u32 = 2;
+/// The format version this code writes (it reads 1 and 2 too).
+pub const VERSION: u32 = 3;
 /// Header flag: the index was built from an incomplete set of ranges (`--allow-partial`).
 pub const FLAG_PARTIAL: u64 = 1;
 /// The header's size on disk.
@@ -293,12 +293,16 @@ pub struct Header {
     pub blocks_sum: u64,
     /// The file's length.
     pub file_len: u64,
-    /// The format version (1 or 2).
+    /// The format version (1 to 3).
     pub version: u32,
     /// Flags ([`FLAG_PARTIAL`]); 0 in version 1.
     pub flags: u64,
-    /// (offset, length) of the bucket table's chunk checksums (version 2; empty in 1).
+    /// (offset, length) of the bucket table's chunk checksums (from version 2; empty
+    /// in 1).
     pub sums_at: (u64, u64),
+    /// (offset, length) of the records' lookup block checksums (from version 3; empty
+    /// before: such records are read unverified, as those versions promised).
+    pub lookup_at: (u64, u64),
 }
 
 impl Header {
@@ -378,7 +382,7 @@ impl Header {
     pub fn encode(&self) -> Vec<u8> {
         let mut b = vec![0u8; HEADER_SIZE];
         b[..8].copy_from_slice(MAGIC);
-        b[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        b[8..12].copy_from_slice(&self.version.to_le_bytes());
         b[12] = self.params.kind.code();
         b[13] = self.params.kind.len() as u8;
         b[14] = self.params.table_bits as u8;
@@ -405,6 +409,11 @@ impl Header {
         put_u64(&mut b, 160, self.flags);
         put_u64(&mut b, 168, self.sums_at.0);
         put_u64(&mut b, 176, self.sums_at.1);
+        if self.version >= 3 {
+            put_u64(&mut b, 184, self.lookup_at.0);
+            put_u64(&mut b, 192, self.lookup_at.1);
+            put_u64(&mut b, 200, super::checked::LOOKUP_BLOCK as u64);
+        }
         let sum = xxh3_64(&b[..HEADER_USED]);
         put_u64(&mut b, HEADER_USED, sum);
         b
@@ -464,7 +473,15 @@ impl Header {
             } else {
                 (0, 0)
             },
+            lookup_at: if version >= 3 {
+                (get_u64(b, 184), get_u64(b, 192))
+            } else {
+                (0, 0)
+            },
         };
+        if version >= 3 && get_u64(b, 200) != super::checked::LOOKUP_BLOCK as u64 {
+            return Err(HeaderError::Inconsistent("lookup block size"));
+        }
         if h.flags & !FLAG_PARTIAL != 0 {
             return Err(HeaderError::Inconsistent("unknown flags"));
         }
@@ -502,6 +519,16 @@ impl Header {
                 return Err(inconsistent("table checksums length"));
             }
             sections.push(self.sums_at);
+        }
+        if self.version >= 3 {
+            let blocks = self
+                .records_at
+                .1
+                .div_ceil(super::checked::LOOKUP_BLOCK as u64);
+            if self.lookup_at.1 != blocks * super::checked::LOOKUP_SUM as u64 {
+                return Err(inconsistent("lookup checksums length"));
+            }
+            sections.push(self.lookup_at);
         }
         for (off, len) in sections {
             if off % ALIGN != 0 || off < end {

@@ -75,6 +75,9 @@ pub struct Index {
     groups_bytes: usize,
     /// The bucket table, verified chunk by chunk as lookups read it.
     table: Chunks,
+    /// The records, verified in lookup blocks as lookups read them (version 3; taken as
+    /// verified in older files, which have no such checksums).
+    records: Chunks,
     /// The overflow table, verified on its first use.
     overflow: Once,
 }
@@ -133,7 +136,13 @@ impl Index {
             // Format 1 keeps one checksum for the whole table: verified now.
             Chunks::whole(storage.get(), header.table_at, header.table_sum)?
         };
+        let records = if header.version >= 3 {
+            Chunks::blocks(header.records_at, header.lookup_at, "records")?
+        } else {
+            Chunks::unsummed(header.records_at, "records")
+        };
         let index = Index {
+            records,
             key_mask: params.key_of_window_mask(),
             key_mask_le: params.key_of_window_mask().0.map(u64::swap_bytes),
             records_off: header.records_at.0 as usize,
@@ -251,9 +260,24 @@ impl Index {
         }
         let (key, guess) = (self.key_of(hash), self.guess(hash, lo, hi));
         match self.window_search(b, &key, lo, hi, guess) {
-            Some(count) => Ok(count),
+            Some(count) => {
+                // The answer came from the window's records alone: their blocks verified
+                // (one test of two bits once they are) before it is given.
+                let start = window_start(lo, hi, guess);
+                self.check_records(b, start, start + WINDOW as u64)?;
+                Ok(count)
+            }
             None => self.lookup_beyond_window(b, &key, lo, hi, guess),
         }
+    }
+
+    /// Verifies the lookup blocks holding records `first..end` (not empty), unless done
+    /// before in this process.
+    #[inline(always)]
+    fn check_records(&self, b: &[u8], first: u64, end: u64) -> Result<(), IndexError> {
+        let s = self.params.record_size;
+        self.records
+            .check_span(b, first as usize * s, end as usize * s - 1)
     }
 
     /// The count of `hash` by the scan from the interpolated record alone (the search
@@ -264,7 +288,11 @@ impl Index {
         let b = self.storage.get();
         let (lo, hi) = self.bucket_range(b, hash)?;
         let (key, guess) = (self.key_of(hash), self.guess(hash, lo, hi));
-        match self.search(b, &key, lo, hi, guess) {
+        let (found, read) = self.search(b, &key, lo, hi, guess);
+        if let Some((first, last)) = read {
+            self.check_records(b, first, last + 1)?;
+        }
+        match found {
             Some(i) => self.count_of(b, i),
             None => Ok(0),
         }
@@ -282,7 +310,11 @@ impl Index {
         hi: u64,
         guess: u64,
     ) -> Result<u64, IndexError> {
-        match self.search(b, key, lo, hi, guess) {
+        let (found, read) = self.search(b, key, lo, hi, guess);
+        if let Some((first, last)) = read {
+            self.check_records(b, first, last + 1)?;
+        }
+        match found {
             Some(i) => self.count_of(b, i),
             None => Ok(0),
         }
@@ -310,7 +342,7 @@ impl Index {
         // 15 to 22 by the header; the bounds let the compiler drop the bounds checks
         // below and keep `at + s - 8` from wrapping.
         let s = self.params.record_size.clamp(8, 24);
-        let start = guess.saturating_sub(W / 2).max(lo).min(hi - W);
+        let start = window_start(lo, hi, guess);
         let at = self.records_off + start as usize * s;
         let win: &[u8; WINDOW_BYTES] = b.get(at..at + WINDOW_BYTES)?.try_into().ok()?;
         prefetch_range(&win[..WINDOW * s + 8]);
@@ -393,7 +425,11 @@ impl Index {
                     0
                 } else {
                     let (key, g) = (self.key_of(h), self.guess(h, r.0, r.1));
-                    match self.search(b, &key, r.0, r.1, g) {
+                    let (found, read) = self.search(b, &key, r.0, r.1, g);
+                    if let Some((first, last)) = read {
+                        self.check_records(b, first, last + 1)?;
+                    }
+                    match found {
                         Some(i) => self.count_of(b, i)?,
                         None => 0,
                     }
@@ -431,26 +467,36 @@ impl Index {
     /// scan towards the key (hashes are uniform, so it is usually a few records away),
     /// then bisection of what is left if the scan goes on too long. Every record of the
     /// range can be reached, the first and the last included; an empty range returns at
-    /// once.
+    /// once. Also gives the first and last record it read (`None`: none), whose blocks
+    /// the caller verifies before it answers: the answer depends on those alone.
     #[inline]
-    fn search(&self, b: &[u8], key: &Wide, lo: u64, hi: u64, guess: u64) -> Option<u64> {
+    fn search(
+        &self,
+        b: &[u8],
+        key: &Wide,
+        lo: u64,
+        hi: u64,
+        guess: u64,
+    ) -> (Option<u64>, Option<(u64, u64)>) {
         use std::cmp::Ordering::*;
         const SCAN: u64 = 16;
         if lo >= hi {
-            return None;
+            return (None, None);
         }
         let g = guess.clamp(lo, hi - 1);
         let (mut lo, mut hi) = (lo, hi);
+        let (mut first, mut last) = (g, g);
         match self.key_at(b, g).cmp(key) {
-            Equal => return Some(g),
+            Equal => return (Some(g), Some((g, g))),
             Less => {
                 let stop = (g + 1 + SCAN).min(hi);
                 let mut i = g + 1;
                 while i < stop {
+                    last = i;
                     match self.key_at(b, i).cmp(key) {
                         Less => i += 1,
-                        Equal => return Some(i),
-                        Greater => return None,
+                        Equal => return (Some(i), Some((first, last))),
+                        Greater => return (None, Some((first, last))),
                     }
                 }
                 lo = i;
@@ -459,10 +505,11 @@ impl Index {
                 let stop = g.saturating_sub(SCAN).max(lo);
                 let mut i = g;
                 while i > stop {
+                    first = i - 1;
                     match self.key_at(b, i - 1).cmp(key) {
                         Greater => i -= 1,
-                        Equal => return Some(i - 1),
-                        Less => return None,
+                        Equal => return (Some(i - 1), Some((first, last))),
+                        Less => return (None, Some((first, last))),
                     }
                 }
                 hi = i;
@@ -470,13 +517,15 @@ impl Index {
         }
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
+            first = first.min(mid);
+            last = last.max(mid);
             match self.key_at(b, mid).cmp(key) {
-                Equal => return Some(mid),
+                Equal => return (Some(mid), Some((first, last))),
                 Less => lo = mid + 1,
                 Greater => hi = mid,
             }
         }
-        None
+        (None, Some((first, last)))
     }
 
     /// The exact count of record `i`.
@@ -526,6 +575,9 @@ impl Index {
             if lo > hi || hi > self.header.records {
                 return Err(IndexError::Corrupt(format!("bucket {k} has bad bounds")));
             }
+            if lo < hi {
+                self.check_records(self.storage.get(), lo, hi)?;
+            }
             for i in lo..hi {
                 let (key, _) = self.params.unpack(self.record(i));
                 let hash = self.params.hash_of(k, &key);
@@ -563,6 +615,7 @@ impl Index {
                 end = self.start(bucket + 1)?;
             }
             bucket_end = Some(end);
+            self.check_records(self.storage.get(), i, i + 1)?;
             let (key, _) = self.params.unpack(self.record(i));
             Ok((
                 self.params.hash_of(bucket, &key),
@@ -584,6 +637,9 @@ impl Index {
         if h.version >= 2 && section(h.sums_at) != super::checked::chunk_sums(section(h.table_at)) {
             return corrupt("bucket table chunk checksums mismatch".into());
         }
+        if h.version >= 3 {
+            lookup_sums_match(section(h.records_at), section(h.lookup_at), "records")?;
+        }
         if xxh3_64(section(h.overflow_at)) != h.overflow_sum {
             return corrupt("overflow section checksum mismatch".into());
         }
@@ -600,6 +656,7 @@ impl Index {
                 h.table_at,
                 h.blocks_at,
                 h.sums_at,
+                h.lookup_at,
             ],
         )?;
         // Two passes over the records, each shown as the bytes it reads.
@@ -697,6 +754,10 @@ impl Index {
         if max != h.max_count || total != h.total_count {
             return corrupt("header totals do not match the records".into());
         }
+        // Everything was checked: lookups from now on test one word (`serve` verifies
+        // before it listens).
+        self.table.mark_all();
+        self.records.mark_all();
         Ok(VerifyReport {
             records: h.records,
             blocks: records.len().div_ceil(BLOCK_SIZE as usize) as u64,
@@ -719,6 +780,36 @@ impl Index {
             false
         }
     }
+}
+
+/// Checks the lookup block checksums `sums` of `section` (`what`: "records",
+/// "entries", "fingerprints"), naming the first block that differs.
+pub(super) fn lookup_sums_match(section: &[u8], sums: &[u8], what: &str) -> Result<(), IndexError> {
+    use super::checked::{LOOKUP_BLOCK, LOOKUP_SUM};
+    let want = super::checked::lookup_sums(section);
+    if want == sums {
+        return Ok(());
+    }
+    let block = want
+        .chunks(LOOKUP_SUM)
+        .zip(sums.chunks(LOOKUP_SUM))
+        .position(|(a, b)| a != b)
+        .unwrap_or(want.len().min(sums.len()) / LOOKUP_SUM);
+    Err(IndexError::Corrupt(format!(
+        "{what} block {block} (bytes {} to {} of the {what}) checksum mismatch",
+        block * LOOKUP_BLOCK,
+        ((block + 1) * LOOKUP_BLOCK).min(section.len())
+    )))
+}
+
+/// The first record of the window a lookup searches around `guess` in a bucket of
+/// records `lo..hi` (at least [`WINDOW`] of them).
+#[inline(always)]
+fn window_start(lo: u64, hi: u64, guess: u64) -> u64 {
+    guess
+        .saturating_sub(WINDOW as u64 / 2)
+        .max(lo)
+        .min(hi - WINDOW as u64)
 }
 
 /// The little-endian `u64` at `at`.

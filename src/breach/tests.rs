@@ -526,10 +526,10 @@ fn header_damage_is_a_clear_error() {
         Err(IndexError::Header(super::format::HeaderError::Magic))
     ));
     let mut newer = bytes.clone();
-    newer[8] = 3;
+    newer[8] = 4;
     assert!(matches!(
         Index::from_bytes(newer),
-        Err(IndexError::Header(super::format::HeaderError::Newer(3)))
+        Err(IndexError::Header(super::format::HeaderError::Newer(4)))
     ));
     let mut flipped = bytes.clone();
     flipped[30] ^= 1;

@@ -16,12 +16,23 @@ use xxhash_rust::xxh3::xxh3_64;
 pub const COMPACT_MAGIC: &[u8; 8] = b"VKBCOMPT";
 /// The magic of a filter.
 pub const FILTER_MAGIC: &[u8; 8] = b"VKBFILTR";
-/// The compact index's format version (3: flags and the bucket table's chunk checksums;
-/// version 2, without them, is read with its table verified whole at opening; version
-/// 1 files, with a table of u64, are refused with a hint to rebuild).
-pub const COMPACT_VERSION: u32 = 3;
-/// The filters' format version (2: flags; version 1 is read too).
-pub const FILTER_VERSION: u32 = 2;
+/// The compact index's format version (4: the entries' lookup block checksums; 3: flags
+/// and the bucket table's chunk checksums; versions 2 and 3 are read too, version 2
+/// with its table verified whole at opening, and both with their entries unverified;
+/// version 1 files, with a table of u64, are refused with a hint to rebuild).
+pub const COMPACT_VERSION: u32 = 4;
+/// The filters' format version (3: the fingerprints' lookup block checksums; 2: flags;
+/// versions 1 and 2 are read too, their fingerprints unverified).
+pub const FILTER_VERSION: u32 = 3;
+
+/// The first version of each tier still read, the first with flags (and, compact, table
+/// chunk checksums), and the first with lookup block checksums.
+fn versions(tier: Tier) -> (u32, u32, u32) {
+    match tier {
+        Tier::Compact => (2, 3, 4),
+        _ => (1, 2, 3),
+    }
+}
 /// The header bytes covered by the header checksum.
 pub(super) const TIER_HEADER_USED: usize = 248;
 
@@ -126,12 +137,39 @@ pub struct TierHeader {
     /// (offset, length) of the compact table's chunk checksums (empty for filters and
     /// older compact indexes).
     pub sums_at: (u64, u64),
+    /// (offset, length) of the body's lookup block checksums (compact entries, filter
+    /// fingerprints; empty in older versions, whose bodies are read unverified).
+    pub lookup_at: (u64, u64),
 }
 
 impl TierHeader {
     /// Whether the index was built from an incomplete set of ranges.
     pub fn partial(&self) -> bool {
         self.flags & FLAG_PARTIAL != 0
+    }
+
+    /// Whether its version keeps lookup block checksums of its body (lookups then never
+    /// answer from an entry or fingerprint not verified in this process).
+    pub fn body_summed(&self) -> bool {
+        self.version >= versions(self.tier).2
+    }
+
+    /// Whether its version keeps chunk checksums of its table (compact, from version 3).
+    pub fn table_summed(&self) -> bool {
+        self.tier == Tier::Compact && self.version >= versions(self.tier).1
+    }
+
+    /// The lookup blocks of its body: verified as lookups read them, or taken as
+    /// verified in an older version without their checksums.
+    pub(super) fn body_blocks(
+        &self,
+        what: &'static str,
+    ) -> Result<super::checked::Chunks, IndexError> {
+        if self.body_summed() {
+            super::checked::Chunks::blocks(self.body_at, self.lookup_at, what)
+        } else {
+            Ok(super::checked::Chunks::unsummed(self.body_at, what))
+        }
     }
 }
 
@@ -151,7 +189,7 @@ impl TierHeader {
             Tier::Compact => COMPACT_MAGIC,
             _ => FILTER_MAGIC,
         });
-        b[8..12].copy_from_slice(&self.tier.version().to_le_bytes());
+        b[8..12].copy_from_slice(&self.version.to_le_bytes());
         b[12] = self.kind.code();
         b[13] = self.tier.code();
         b[14] = self.bits as u8;
@@ -179,6 +217,11 @@ impl TierHeader {
         ] {
             put(&mut b, at, v);
         }
+        if self.version >= versions(self.tier).2 {
+            put(&mut b, 168, self.lookup_at.0);
+            put(&mut b, 176, self.lookup_at.1);
+            put(&mut b, 184, super::checked::LOOKUP_BLOCK as u64);
+        }
         let sum = xxh3_64(&b[..TIER_HEADER_USED]);
         put(&mut b, TIER_HEADER_USED, sum);
         b
@@ -199,9 +242,10 @@ impl TierHeader {
         if version > current {
             return Err(HeaderError::Newer(version));
         }
-        // The version before the current one is read too (without flags and chunk
-        // checksums); older ones are refused with a hint to rebuild.
-        if version + 1 < current || version == 0 {
+        // Older versions are read (without flags, chunk or lookup checksums) back to
+        // the first still read; older ones are refused with a hint to rebuild.
+        let (oldest, flags_from, lookup_from) = versions(magic_tier);
+        if version < oldest || version == 0 {
             return Err(HeaderError::Outdated(magic_tier.name(), version));
         }
         if xxh3_64(&b[..TIER_HEADER_USED]) != get(b, TIER_HEADER_USED) {
@@ -232,13 +276,31 @@ impl TierHeader {
             table_sum: get(b, 128),
             file_len: get(b, 136),
             version,
-            flags: if version == current { get(b, 144) } else { 0 },
-            sums_at: if version == current {
+            flags: if version >= flags_from {
+                get(b, 144)
+            } else {
+                0
+            },
+            sums_at: if version >= flags_from {
                 (get(b, 152), get(b, 160))
             } else {
                 (0, 0)
             },
+            lookup_at: if version >= lookup_from {
+                (get(b, 168), get(b, 176))
+            } else {
+                (0, 0)
+            },
         };
+        if version >= lookup_from {
+            if get(b, 184) != super::checked::LOOKUP_BLOCK as u64 {
+                return Err(inconsistent("lookup block size"));
+            }
+            let blocks = h.body_at.1.div_ceil(super::checked::LOOKUP_BLOCK as u64);
+            if h.lookup_at.1 != blocks * super::checked::LOOKUP_SUM as u64 {
+                return Err(inconsistent("lookup checksums length"));
+            }
+        }
         if h.flags & !FLAG_PARTIAL != 0 {
             return Err(inconsistent("unknown flags"));
         }
@@ -253,7 +315,7 @@ impl TierHeader {
                 "file length (bytes after the end)",
             ));
         }
-        for (off, len) in [h.body_at, h.overflow_at, h.table_at, h.sums_at] {
+        for (off, len) in [h.body_at, h.overflow_at, h.table_at, h.sums_at, h.lookup_at] {
             if len == 0 {
                 continue;
             }
@@ -288,10 +350,24 @@ impl TierHeader {
         {
             return Err(IndexError::Corrupt("table chunk checksums mismatch".into()));
         }
+        if self.version >= versions(self.tier).2 {
+            let what = if self.tier == Tier::Compact {
+                "entries"
+            } else {
+                "fingerprints"
+            };
+            super::index::lookup_sums_match(section(self.body_at), section(self.lookup_at), what)?;
+        }
         super::checked::gaps_are_zero(
             bytes,
             TIER_HEADER_USED as u64 + 8,
-            &[self.body_at, self.overflow_at, self.table_at, self.sums_at],
+            &[
+                self.body_at,
+                self.overflow_at,
+                self.table_at,
+                self.sums_at,
+                self.lookup_at,
+            ],
         )
     }
 }
@@ -531,6 +607,21 @@ impl AnyIndex {
         }
     }
 
+    /// Whether every byte a lookup answers from is verified in this process before the
+    /// answer is given (the current formats); `false` for the files of older versions,
+    /// whose records, entries or fingerprints carry no lookup block checksums and are
+    /// read unverified, as those versions promised (`verify` checks them all).
+    pub fn lookups_verified(&self) -> bool {
+        match self {
+            AnyIndex::Exact(i) => i.header().version >= 3,
+            AnyIndex::Filtered { exact, filter } => {
+                exact.header().version >= 3 && filter.header().body_summed()
+            }
+            AnyIndex::Compact(c) => c.header().body_summed(),
+            AnyIndex::Filter(f) => f.header().body_summed(),
+        }
+    }
+
     /// Whether the range `prefix` (the hashes' first 20 bits) holds any hash, or `None`
     /// where the tier cannot tell (a filter keeps no hashes). In a partial index a
     /// range without hashes is most likely missing (the real data has none empty), and
@@ -585,9 +676,9 @@ impl AnyIndex {
         match self {
             AnyIndex::Exact(i) => i.lookup(hash),
             AnyIndex::Compact(c) => c.lookup(hash),
-            AnyIndex::Filter(f) => Ok(u64::from(f.contains(hash))),
+            AnyIndex::Filter(f) => f.contains(hash).map(u64::from),
             AnyIndex::Filtered { exact, filter } => {
-                if filter.contains(hash) {
+                if filter.contains(hash)? {
                     exact.lookup(hash)
                 } else {
                     Ok(0)
@@ -601,12 +692,9 @@ impl AnyIndex {
         match self {
             AnyIndex::Exact(i) => i.lookup_many(hashes, counts),
             AnyIndex::Compact(c) => c.lookup_many(hashes, counts),
-            AnyIndex::Filter(f) => {
-                f.contains_many(hashes, counts);
-                Ok(())
-            }
+            AnyIndex::Filter(f) => f.contains_many(hashes, counts),
             AnyIndex::Filtered { exact, filter } => {
-                filter.contains_many(hashes, counts);
+                filter.contains_many(hashes, counts)?;
                 for (h, c) in hashes.iter().zip(counts.iter_mut()) {
                     if *c != 0 {
                         *c = exact.lookup(h)?;

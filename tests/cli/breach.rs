@@ -339,7 +339,7 @@ fn info_and_verify() {
             predicate::str::contains("kind: SHA-1")
                 .and(predicate::str::contains("hashes: 3\n"))
                 .and(predicate::str::contains("largest count: 37359195"))
-                .and(predicate::str::contains("version 2")),
+                .and(predicate::str::contains("version 3")),
         );
     // Three hashes in three ranges: said, without a warning below 2^26 hashes.
     veilkit()

@@ -229,15 +229,29 @@ pub fn build(
     let mut source = source;
     // Packed ranges are appended by a sink that can make them durable at checkpoints,
     // and may continue an interrupted build.
+    // The records' lookup block checksums, spooled as the records are written and copied
+    // after the other sections at the end.
+    let lookup_spool = || {
+        tempfile::tempfile_in(spool_dir)
+            .map(|f| BlockSums::at(HEADER_SIZE as u64, f))
+            .map_err(BuildError::Write)
+    };
     let (append, resume) = match &mut source {
         Source::Packed { resume, kind, .. } => match resume.take() {
             Some(cp) => {
                 progress.phase("checking the partial index");
-                (Some(resume_records(out, *kind, &cp)?), Some(cp))
+                (
+                    Some(resume_records(out, *kind, &cp, lookup_spool()?)?),
+                    Some(cp),
+                )
             }
-            None => (Some(BlockSums::at(HEADER_SIZE as u64)), None),
+            None => (Some(lookup_spool()?), None),
         },
         _ => (None, None),
+    };
+    let fresh_sums = match append {
+        Some(_) => None,
+        None => Some(lookup_spool()?),
     };
     if resume.is_none() {
         out.set_len(0).map_err(BuildError::Write)?;
@@ -292,9 +306,10 @@ pub fn build(
         let (free_rec_tx, free_rec_rx) = mpsc::channel::<Vec<u8>>();
         let out_ref = &mut *out;
         let direct = options.direct;
-        let sink = scope.spawn(move || match append {
-            Some(start) => sink_append(out_ref, rec_rx, free_rec_tx, start),
-            None => sink_records(out_ref, rec_rx, free_rec_tx, direct),
+        let sink = scope.spawn(move || match (append, fresh_sums) {
+            (Some(start), _) => sink_append(out_ref, rec_rx, free_rec_tx, start),
+            (None, Some(sums)) => sink_records(out_ref, rec_rx, free_rec_tx, direct, sums),
+            (None, None) => unreachable!("one of the two is made above"),
         });
         let mut writer = Writer::new(spool, options.kind, rec_tx, free_rec_rx);
 
@@ -373,7 +388,8 @@ pub fn build(
             SourceKind::Directory(n) => *n < RANGES,
             SourceKind::Stream => false,
         };
-    let header = writer.finish(out, sums, partial)?;
+    let (block_sums, lookup_sums) = sums;
+    let header = writer.finish(out, block_sums, lookup_sums, partial)?;
     Ok(Summary {
         header,
         padding_skipped: padding,
@@ -545,26 +561,33 @@ pub(super) enum SinkMsg {
     Sync(mpsc::SyncSender<io::Result<(Vec<u64>, u64)>>),
 }
 
-/// The checksums of the records' blocks, as the records come, from file offset `at`.
+/// The checksums of the records' blocks, as the records come, from file offset `at`:
+/// the 16 MiB blocks' (kept), and the lookup blocks' (written to a spool file).
 struct BlockSums {
     at: u64,
     block: Xxh3,
     fill: u64,
     sums: Vec<u64>,
+    lookup: crate::breach::checked::BlockSummer<io::BufWriter<File>>,
 }
 
 impl BlockSums {
-    /// No records yet; the next go to offset `at`.
-    fn at(at: u64) -> BlockSums {
+    /// No records yet; the next go to offset `at`; lookup block sums go to `spool`.
+    fn at(at: u64, spool: File) -> BlockSums {
         BlockSums {
             at,
             block: Xxh3::new(),
             fill: 0,
             sums: Vec::new(),
+            lookup: crate::breach::checked::BlockSummer::new(io::BufWriter::with_capacity(
+                1 << 16,
+                spool,
+            )),
         }
     }
 
-    fn add(&mut self, mut data: &[u8]) {
+    fn add(&mut self, mut data: &[u8]) -> io::Result<()> {
+        self.lookup.add(data)?;
         self.at += data.len() as u64;
         while !data.is_empty() {
             let take = ((BLOCK_SIZE - self.fill) as usize).min(data.len());
@@ -577,20 +600,32 @@ impl BlockSums {
             }
             data = &data[take..];
         }
+        Ok(())
     }
 
-    /// Every block's checksum, the last one partial.
-    fn finish(mut self) -> Vec<u64> {
+    /// Every block's checksum, the last one partial, and the spool of the lookup
+    /// blocks' checksums, complete.
+    fn finish(mut self) -> io::Result<(Vec<u64>, File)> {
         if self.fill > 0 {
             self.sums.push(self.block.digest());
         }
-        self.sums
+        let spool = self
+            .lookup
+            .finish()?
+            .into_inner()
+            .map_err(|e| e.into_error())?;
+        Ok((self.sums, spool))
     }
 }
 
 /// Checks the records an interrupted build left in `out` against its saved state `cp`
 /// (every whole block's checksum), and gives the sink's state after them.
-fn resume_records(out: &File, kind: HashKind, cp: &Checkpoint) -> Result<BlockSums, BuildError> {
+fn resume_records(
+    out: &File,
+    kind: HashKind,
+    cp: &Checkpoint,
+    mut sums: BlockSums,
+) -> Result<BlockSums, BuildError> {
     use std::os::unix::fs::FileExt;
     let size = match cp.table_bits {
         // No record written yet: any size checks the same.
@@ -613,14 +648,13 @@ fn resume_records(out: &File, kind: HashKind, cp: &Checkpoint) -> Result<BlockSu
             "the partial index holds {len} bytes, and its saved state says {end}"
         )));
     }
-    let mut sums = BlockSums::at(HEADER_SIZE as u64);
     let mut buf = vec![0u8; 1 << 20];
     while sums.at < end {
         let n = (buf.len() as u64).min(end - sums.at) as usize;
         out.read_exact_at(&mut buf[..n], sums.at)
             .map_err(BuildError::Write)?;
         let before = sums.sums.len();
-        sums.add(&buf[..n]);
+        sums.add(&buf[..n]).map_err(BuildError::Write)?;
         for i in before..sums.sums.len() {
             if cp.block_sums.get(i) != Some(&sums.sums[i]) {
                 return Err(BuildError::Resume(format!(
@@ -645,13 +679,13 @@ fn sink_append(
     rx: mpsc::Receiver<SinkMsg>,
     free: mpsc::Sender<Vec<u8>>,
     mut sums: BlockSums,
-) -> io::Result<Vec<u64>> {
+) -> io::Result<(Vec<u64>, File)> {
     let mut told = sums.sums.len();
     let mut append = crate::streams::DirectAppend::new(out.try_clone()?, sums.at)?;
     for msg in rx.iter() {
         match msg {
             SinkMsg::Records(buf, len) => {
-                sums.add(&buf[..len]);
+                sums.add(&buf[..len])?;
                 append.append(&buf[..len])?;
                 let _ = free.send(buf);
             }
@@ -668,7 +702,7 @@ fn sink_append(
     append.sync()?;
     // What follows the records has any length: written through the page cache.
     crate::streams::direct_io_off(append.file());
-    Ok(sums.finish())
+    sums.finish()
 }
 
 /// Checksums and writes record buffers in 2 MiB-aligned pieces (so that the built index
@@ -679,8 +713,8 @@ fn sink_records(
     rx: mpsc::Receiver<SinkMsg>,
     free: mpsc::Sender<Vec<u8>>,
     direct: bool,
-) -> io::Result<Vec<u64>> {
-    let mut sums = BlockSums::at(HEADER_SIZE as u64);
+    mut sums: BlockSums,
+) -> io::Result<(Vec<u64>, File)> {
     let mut started = 0u64;
     let direct = direct && direct_records(out);
     let mut chunks = if direct {
@@ -697,7 +731,7 @@ fn sink_records(
                 return Err(e());
             }
         };
-        sums.add(&buf[..len]);
+        sums.add(&buf[..len])?;
         chunks.write_all(&buf[..len])?;
         if chunks.position() - started >= WRITEBACK_STEP {
             // What has reached the file: the writer may still hold up to 2 MiB.
@@ -712,7 +746,7 @@ fn sink_records(
         crate::streams::direct_io_off(chunks.get_ref());
     }
     chunks.flush()?;
-    Ok(sums.finish())
+    sums.finish()
 }
 
 const WRITEBACK_STEP: u64 = 64 << 20;

@@ -300,6 +300,7 @@ impl Writer {
         mut self,
         file: &mut File,
         block_sums: Vec<u64>,
+        mut lookup_sums: File,
         partial: bool,
     ) -> Result<Header, BuildError> {
         let p = self.params.expect("chosen");
@@ -361,7 +362,27 @@ impl Writer {
         pad(&mut out, at, sums_off)?;
         let table_sums = crate::breach::checked::chunk_sums(&table);
         out.write_all(&table_sums).map_err(BuildError::Write)?;
-        let file_len = sums_off + table_sums.len() as u64;
+        at = sums_off + table_sums.len() as u64;
+
+        // The records' lookup block checksums, checked on the lookup path: copied from
+        // their spool.
+        let lookup_off = align(at);
+        pad(&mut out, at, lookup_off)?;
+        let lookup_len = records_at
+            .1
+            .div_ceil(crate::breach::checked::LOOKUP_BLOCK as u64)
+            * crate::breach::checked::LOOKUP_SUM as u64;
+        lookup_sums
+            .seek(SeekFrom::Start(0))
+            .map_err(BuildError::Write)?;
+        let copied = io::copy(&mut (&mut lookup_sums).take(lookup_len), &mut out)
+            .map_err(BuildError::Write)?;
+        if copied != lookup_len {
+            return Err(BuildError::Write(io::Error::other(
+                "the lookup checksums' spool is shorter than the records",
+            )));
+        }
+        let file_len = lookup_off + lookup_len;
 
         let header = Header {
             params: p,
@@ -384,6 +405,7 @@ impl Writer {
                 0
             },
             sums_at: (sums_off, table_sums.len() as u64),
+            lookup_at: (lookup_off, lookup_len),
         };
         out.flush().map_err(BuildError::Write)?;
         drop(out);

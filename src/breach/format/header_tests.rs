@@ -30,6 +30,14 @@ fn laid_out(version: u32, records: u64, overflow: u64) -> Header {
     } else {
         (0, 0)
     };
+    let lookup_at = if version >= 3 {
+        place(
+            records_len.div_ceil(super::super::checked::LOOKUP_BLOCK as u64)
+                * super::super::checked::LOOKUP_SUM as u64,
+        )
+    } else {
+        (0, 0)
+    };
     Header {
         params,
         records,
@@ -47,6 +55,7 @@ fn laid_out(version: u32, records: u64, overflow: u64) -> Header {
         version,
         flags: 0,
         sums_at,
+        lookup_at,
     }
 }
 
@@ -58,7 +67,7 @@ fn verdict(h: &Header, extra: i64) -> Result<(), HeaderError> {
 #[test]
 fn each_check_of_a_header_refuses_just_past_its_bound() {
     let inconsistent = HeaderError::Inconsistent;
-    for version in [1, 2] {
+    for version in [1, 2, 3] {
         let h = laid_out(version, 100, 3);
         assert_eq!(verdict(&h, 0), Ok(()));
         // As many overflow entries as records: the most there can be.
@@ -110,6 +119,22 @@ fn each_check_of_a_header_refuses_just_past_its_bound() {
             Ok(())
         };
         assert_eq!(verdict(&sums, 0), want);
+        // Version 3's lookup block checksums: one of 4 bytes per 512 bytes of records;
+        // older versions have none, and ignore the field.
+        let mut lookup = h.clone();
+        lookup.lookup_at.1 += 4;
+        let want = if version >= 3 {
+            Err(inconsistent("lookup checksums length"))
+        } else {
+            Ok(())
+        };
+        assert_eq!(verdict(&lookup, 0), want);
+        if version >= 3 {
+            assert_eq!(h.lookup_at.1, (100u64 * 21).div_ceil(512) * 4);
+            // Written and read back through the header's bytes.
+            let back = Header::decode(&h.encode(), h.file_len);
+            assert_eq!(back.as_ref().map(|b| b.lookup_at), Ok(h.lookup_at));
+        }
         // The file itself: shorter than the header says, or longer.
         assert_eq!(
             verdict(&h, -1),

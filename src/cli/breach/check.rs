@@ -118,6 +118,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
             if index.partial() {
                 super::warn_partial(p);
             }
+            super::warn_unverified(p, &index);
             Some(index)
         }
         None => None,

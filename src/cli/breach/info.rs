@@ -56,13 +56,16 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         ("file", args.index.display().to_string()),
         (
             "format",
-            if h.version < crate::breach::format::VERSION {
-                format!(
-                    "veilkit breach index, version {} (its table is verified whole at every opening; a rebuild makes opening faster)",
+            match h.version {
+                1 => format!(
+                    "veilkit breach index, version {} (its table is verified whole at every opening, its records not at all on lookups; a rebuild gives the current format)",
                     h.version
-                )
-            } else {
-                format!("veilkit breach index, version {}", h.version)
+                ),
+                2 => format!(
+                    "veilkit breach index, version {} (its records are not verified on lookups; a rebuild gives the current format)",
+                    h.version
+                ),
+                _ => format!("veilkit breach index, version {}", h.version),
             },
         ),
         ("kind", p.kind.name().to_string()),
@@ -171,7 +174,22 @@ fn tier_info(args: &Args, any: &crate::breach::tier::AnyIndex) -> anyhow::Result
     };
     let mut lines = vec![
         ("file", args.index.display().to_string()),
-        ("format", format!("{format}, version {}", h.version)),
+        (
+            "format",
+            if h.body_summed() {
+                format!("{format}, version {}", h.version)
+            } else {
+                format!(
+                    "{format}, version {} (its {} are not verified on lookups; a rebuild gives the current format)",
+                    h.version,
+                    if h.tier == Tier::Compact {
+                        "entries"
+                    } else {
+                        "fingerprints"
+                    }
+                )
+            },
+        ),
         ("kind", h.kind.name().to_string()),
         ("tier", super::describe_tier(any)),
         (

@@ -155,6 +155,17 @@ pub fn warn_partial(path: &std::path::Path) {
     ));
 }
 
+/// Says once that an index of an older format answers lookups without verifying the
+/// records, entries or fingerprints it reads (the guarantee that format gave).
+pub fn warn_unverified(path: &std::path::Path, index: &crate::breach::tier::AnyIndex) {
+    if !index.lookups_verified() {
+        super::report::warn(format!(
+            "{}: an index of an older format, whose lookups do not verify the records they read (a damaged one could give a wrong answer): `veilkit breach verify` checks it whole, and rebuilding it (`breach build`, or `breach update`) gives the current format, whose lookups do",
+            path.display()
+        ));
+    }
+}
+
 /// Warns when `hashes` hashes leave ranges empty, which spread evenly as hashes are
 /// they would not (from [`crate::breach::coverage::IMPROBABLE_FROM`] hashes on): `cause`
 /// says what that means for `subject`.

@@ -91,6 +91,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             if index.partial() {
                 super::warn_partial(p);
             }
+            super::warn_unverified(p, &index);
             Some(index)
         }
         None if args.passwords => None,

@@ -144,8 +144,13 @@ fn load(args: &Args, global: Global) -> anyhow::Result<(Service, String)> {
             info(
                 global,
                 format!(
-                    "{}: not verified (--no-verify): a damaged record would go unnoticed",
-                    p.display()
+                    "{}: not verified (--no-verify): {}",
+                    p.display(),
+                    if index.lookups_verified() {
+                        "each part is verified when a request first reads it, and a damaged one is an error (500), never an answer"
+                    } else {
+                        "an index of an older format, so a damaged record would go unnoticed"
+                    }
                 ),
             );
         } else {
