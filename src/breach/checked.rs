@@ -248,6 +248,20 @@ impl Chunks {
         self.left.store(0, Ordering::Relaxed);
     }
 
+    /// Verifies every chunk not verified yet, in order (an index read whole into memory:
+    /// its bytes were just read, and hashing them in passing costs far less than a bit
+    /// test on every lookup after).
+    pub fn verify_all(&self, bytes: &[u8]) -> Result<(), IndexError> {
+        let chunks = self.table_len.div_ceil(1 << self.shift);
+        for c in 0..chunks {
+            if self.bit(c) == 0 {
+                self.verify(bytes, c)?;
+            }
+        }
+        self.mark_all();
+        Ok(())
+    }
+
     /// Whether every chunk was verified in this process.
     pub fn all_verified(&self) -> bool {
         self.left.load(Ordering::Relaxed) == 0
@@ -282,6 +296,31 @@ impl Chunks {
             return Ok(());
         }
         self.verify_span(bytes, a, b)
+    }
+
+    /// Verifies the chunks holding bytes `at[0]`, `at[1]` and `at[2]` of the section,
+    /// unless done before: one load of each bit's word and one test of all three on the
+    /// lookup path (a filter's three probes).
+    #[inline(always)]
+    pub fn check3(&self, bytes: &[u8], at: [usize; 3]) -> Result<(), IndexError> {
+        let c = at.map(|a| a >> self.shift);
+        if self.left.load(Ordering::Relaxed) == 0
+            || self.bit(c[0]) & self.bit(c[1]) & self.bit(c[2]) == 1
+        {
+            return Ok(());
+        }
+        self.verify_each(bytes, c)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn verify_each(&self, bytes: &[u8], chunks: [usize; 3]) -> Result<(), IndexError> {
+        for c in chunks {
+            if self.bit(c) == 0 {
+                self.verify(bytes, c)?;
+            }
+        }
+        Ok(())
     }
 
     /// Verifies chunks `a` to `b` not verified yet.
@@ -334,10 +373,16 @@ impl Chunks {
                 )
             }));
         }
-        let bit = 1 << (chunk % 64);
-        if self.verified[chunk / 64].fetch_or(bit, Ordering::Relaxed) & bit == 0 {
-            self.left.fetch_sub(1, Ordering::Relaxed);
-        }
+        // A load and a store, not a locked read-modify-write: two threads setting bits
+        // of one word at once can lose one of them, which only makes that chunk be
+        // verified again later; no bit is ever set for a chunk not verified. (`left`
+        // only reaches 0 through `mark_all`: counting each chunk down took a second
+        // locked operation per chunk.)
+        let word = &self.verified[chunk / 64];
+        word.store(
+            word.load(Ordering::Relaxed) | 1 << (chunk % 64),
+            Ordering::Relaxed,
+        );
         Ok(())
     }
 }
