@@ -23,7 +23,7 @@ for t in "${targets[@]}"; do
     # is the machine's.
     cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$each" \
         -rss_limit_mb=4096 -timeout=30 -print_final_stats=1 >"$log" 2>&1 || true
-    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    execs=$(grep -o "stat::number_of_executed_units: *[0-9]*" "$log" | grep -o "[0-9]*$" | tail -1 || true)
     found=$(find "artifacts/$t" -type f | wc -l)
     echo "$t: ${execs:-?} executions in ${each} s, corpus $(ls "corpus/$t" | wc -l) files, findings ${found}"
 done

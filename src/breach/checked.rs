@@ -148,6 +148,9 @@ pub struct Chunks {
     what: &'static str,
     /// One bit per chunk: verified in this process.
     verified: Box<[AtomicU64]>,
+    /// Chunks verified one at a time as lookups first read them (approximate: counted
+    /// with a load and a store).
+    touched: Box<AtomicUsize>,
     /// Chunks not verified yet: once none are, a check is one load and one test.
     /// (Both behind pointers: a structure holding `Chunks` keeps no interior
     /// mutability inline, so the compiler may keep its fields in registers.)
@@ -178,6 +181,7 @@ impl Chunks {
             sum_bytes,
             what,
             verified: (0..words).map(|_| AtomicU64::new(fill)).collect(),
+            touched: Box::new(AtomicUsize::new(0)),
             left: Box::new(AtomicUsize::new(if all { 0 } else { chunks })),
         }
     }
@@ -262,6 +266,45 @@ impl Chunks {
         Ok(())
     }
 
+    /// Whether a batch should verify every chunk left in one pass now rather than one
+    /// at a time as its lookups read them: once half the chunks were verified one at a
+    /// time. A chunk first read at random costs about as much as two or three read in
+    /// order in a fresh process (eight cache lines fetched where the lookup needed one
+    /// or two, against a streaming read the prefetchers keep ahead of, both mapping
+    /// their pages): past that point a batch dense enough to keep going costs less with
+    /// the pass (10 million hashes on an index of 100 million: 1.6 times the time
+    /// without checks, against 2.0 one at a time), and one that stops soon after pays
+    /// at most about what it paid so far.
+    pub fn worth_a_pass(&self) -> bool {
+        let chunks = self.table_len.div_ceil(1 << self.shift);
+        self.left.load(Ordering::Relaxed) != 0 && self.touched.load(Ordering::Relaxed) * 2 >= chunks
+    }
+
+    /// Verifies, in order, every chunk not verified yet, fetching each piece of the
+    /// section before it with `populate` (a mapped file's pages, mapped in bulk); a
+    /// damaged chunk is left unverified (a lookup that reads it then says so), the
+    /// others marked.
+    pub fn verify_pass(&self, bytes: &[u8], populate: &dyn Fn(usize, usize)) {
+        const PIECE: usize = 8 << 20;
+        let size = 1usize << self.shift;
+        let chunks = self.table_len.div_ceil(size);
+        let mut damaged = false;
+        let mut populated = 0;
+        for c in 0..chunks {
+            let at = c * size;
+            if at >= populated {
+                populate(self.table_off + at, PIECE.min(self.table_len - at));
+                populated = at + PIECE;
+            }
+            if self.bit(c) == 0 && self.verify_one(bytes, c).is_err() {
+                damaged = true;
+            }
+        }
+        if !damaged {
+            self.left.store(0, Ordering::Relaxed);
+        }
+    }
+
     /// Whether every chunk was verified in this process.
     pub fn all_verified(&self) -> bool {
         self.left.load(Ordering::Relaxed) == 0
@@ -335,10 +378,18 @@ impl Chunks {
         Ok(())
     }
 
-    /// Hashes one chunk against its checksum and remembers it.
+    /// Hashes one chunk a lookup reads against its checksum and remembers it.
     #[cold]
     #[inline(never)]
     fn verify(&self, bytes: &[u8], chunk: usize) -> Result<(), IndexError> {
+        let touched = &self.touched;
+        touched.store(touched.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        self.verify_one(bytes, chunk)
+    }
+
+    /// Hashes one chunk against its checksum and remembers it.
+    #[inline]
+    fn verify_one(&self, bytes: &[u8], chunk: usize) -> Result<(), IndexError> {
         let size = 1usize << self.shift;
         let start = chunk * size;
         if start >= self.table_len {
@@ -437,6 +488,43 @@ impl Once {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dense_batch_verifies_the_rest_in_one_pass_and_leaves_damage_to_its_lookups() {
+        let body: Vec<u8> = (0..20 * LOOKUP_BLOCK + 7).map(|i| (i * 13) as u8).collect();
+        let sums = lookup_sums(&body);
+        let mut bytes = body.clone();
+        bytes.extend_from_slice(&sums);
+        let section = (0, body.len() as u64);
+        let at = (body.len() as u64, sums.len() as u64);
+        let c = Chunks::blocks(section, at, "records").unwrap();
+        // 21 blocks: a pass is worth it once 11 were read one at a time.
+        for i in 0..11 {
+            assert!(!c.worth_a_pass(), "after {i} blocks");
+            c.check(&bytes, i * LOOKUP_BLOCK + 3).unwrap();
+        }
+        assert!(c.worth_a_pass(), "half the blocks read one at a time");
+        let populated = std::cell::RefCell::new(Vec::new());
+        c.verify_pass(&bytes, &|at, len| populated.borrow_mut().push((at, len)));
+        assert_eq!(populated.into_inner(), [(0, body.len())]);
+        assert!(c.all_verified() && !c.worth_a_pass());
+        // A damaged block: the pass leaves it to the lookup that reads it.
+        let mut bad = bytes.clone();
+        bad[15 * LOOKUP_BLOCK + 1] ^= 1;
+        let c = Chunks::blocks(section, at, "records").unwrap();
+        c.verify_pass(&bad, &|_, _| {});
+        assert!(!c.all_verified());
+        c.check(&bad, 14 * LOOKUP_BLOCK).unwrap();
+        let e = c
+            .check(&bad, 15 * LOOKUP_BLOCK + 100)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("records block 15 (file bytes 7680 to 8192)"),
+            "{e}"
+        );
+        c.check(&bad, 20 * LOOKUP_BLOCK + 6).unwrap();
+    }
 
     #[test]
     fn chunks_are_verified_once_and_damage_is_caught_wherever_it_is() {

@@ -394,6 +394,11 @@ impl Compact {
         assert_eq!(hashes.len(), counts.len());
         let b = self.header.bits;
         let bytes = self.bytes.get();
+        if self.body.worth_a_pass() {
+            // A dense batch: the rest of the entries verified in one pass.
+            self.body
+                .verify_pass(bytes, &|at, len| self.bytes.populate(at, len));
+        }
         for (hs, cs) in hashes.chunks(GROUP).zip(counts.chunks_mut(GROUP)) {
             let mut keys = [(0u64, 0u64); GROUP];
             for (k, h) in keys.iter_mut().zip(hs) {

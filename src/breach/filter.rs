@@ -264,6 +264,12 @@ impl Filter {
 
     /// `out[i]` = 1 if `hashes[i]` is probably present, else 0.
     pub fn contains_many(&self, hashes: &[Wide], out: &mut [u64]) -> Result<(), IndexError> {
+        if self.body.worth_a_pass() {
+            // A dense batch: the rest of the fingerprints verified in one pass.
+            let b = self.bytes.get();
+            self.body
+                .verify_pass(b, &|at, len| self.bytes.populate(at, len));
+        }
         for (h, o) in hashes.iter().zip(out.iter_mut()) {
             *o = u64::from(self.contains(h)?);
         }

@@ -406,6 +406,11 @@ impl Index {
         const GROUP: usize = 16;
         assert_eq!(hashes.len(), counts.len());
         let b = self.storage.get();
+        if self.records.worth_a_pass() {
+            // A dense batch: the rest of the records verified in one pass.
+            self.records
+                .verify_pass(b, &|at, len| self.storage.populate(at, len));
+        }
         for (hs, cs) in hashes.chunks(GROUP).zip(counts.chunks_mut(GROUP)) {
             let mut ranges = [(0u64, 0u64); GROUP];
             for h in hs {

@@ -403,6 +403,24 @@ impl Bytes {
         Ok((bytes, len))
     }
 
+    /// Maps the pages of `len` bytes from `offset` in bulk, ahead of a pass that reads
+    /// them in order (the map is advised for random access, so each page would otherwise
+    /// be mapped on its own first read). Best effort.
+    pub(crate) fn populate(&self, offset: usize, len: usize) {
+        #[cfg(target_os = "linux")]
+        {
+            let start = offset / 4096 * 4096;
+            let end = (offset + len).min(self.0.len());
+            if end > start {
+                let _ = self
+                    .0
+                    .advise_range(memmap2::Advice::PopulateRead, start, end - start);
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (offset, len);
+    }
+
     /// Maps `file`, advised for random access.
     pub(crate) fn map(file: &File) -> Result<Bytes, IndexError> {
         // SAFETY: the map is read-only and veilkit never writes an index in place (builds
