@@ -143,14 +143,19 @@ fn indexes_of_the_earlier_formats_still_answer_and_check_their_tables_at_opening
         ("filter-small-v2.idx", false),
     ] {
         let path = Path::new(FIXTURES).join(file);
-        let index = AnyIndex::open(&path).unwrap();
-        assert!(!index.lookups_verified(), "{file}");
-        for (h, c) in &truth {
-            assert_eq!(
-                index.lookup(h).unwrap(),
-                if counts { *c } else { 1 },
-                "{file}"
-            );
+        // Mapped, and read into memory (as `--filter` and `serve --in-memory` read them).
+        for index in [
+            AnyIndex::open(&path).unwrap(),
+            AnyIndex::open_in_memory(&path).unwrap(),
+        ] {
+            assert!(!index.lookups_verified(), "{file}");
+            for (h, c) in &truth {
+                assert_eq!(
+                    index.lookup(h).unwrap(),
+                    if counts { *c } else { 1 },
+                    "{file}"
+                );
+            }
         }
         // A query says once that such an index gives the guarantee of its format.
         let q = veilkit()
