@@ -3,6 +3,8 @@
 //!
 //! - build rate of each tier from the exact index (median of 3, into the page cache, no
 //!   final sync), bytes per hash, measured false positive rate;
+//! - the first batch of a fresh open (lookup blocks verified as first read) beside the
+//!   same batch with every block verified;
 //! - hot lookup latency, dependent (each lookup chosen by the previous answer, so they
 //!   cannot overlap), and independent single calls in a loop, half present half absent:
 //!   exact (mapped), compact (mapped and in memory), filter and filter-small (mapped and
@@ -292,25 +294,31 @@ fn main() {
         filter_map.contains_many(q, o).unwrap()
     });
 
-    // What checking the records on the lookup path would cost (docs/BREACH-FORMAT.md,
-    // "What lookups check"): a lookup that first touches a 4 KiB chunk of records would
-    // hash it against its checksum. Modelled here as the mapped exact lookup plus the
-    // XXH3-64 of one 4 KiB chunk of the mapped records chosen by the query, the cost of
-    // every lookup until the process has touched each chunk (a batch job at full scale
-    // rarely touches a chunk twice).
-    if wanted("exact + record chunk hash") {
-        let file = std::fs::File::open(&idx).unwrap();
-        // SAFETY: a read-only map of the benchmark's own index, not modified meanwhile.
-        let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
-        let (at, len) = index.header().records_at;
-        let records = &map[at as usize..(at + len) as usize];
-        let chunks = (records.len() / 4096).max(1);
-        latency("exact + record chunk hash (model)", &queries, rounds, |q| {
-            let c = (q.0[0] as usize) % chunks * 4096;
-            let end = (c + 4096).min(records.len());
-            let h = xxhash_rust::xxh3::xxh3_64(&records[c..end]);
-            index.lookup(q).unwrap() + (h & 1)
-        });
+    // What verifying the lookup blocks costs a fresh open (docs/BREACH-FORMAT.md, "What
+    // lookups check"): the first batch of the queries on a newly opened index, whose
+    // blocks it verifies as it first reads them, beside the same batch once they are
+    // (the batch timings above), and the same first batch after a whole verification.
+    if wanted("first batch") {
+        let mut out = vec![0u64; queries.len()];
+        let mut cold = Vec::new();
+        let mut verified = Vec::new();
+        for _ in 0..rounds.min(5) {
+            let fresh = Index::open(&idx).unwrap();
+            let t = Instant::now();
+            fresh.lookup_many(&queries, &mut out).unwrap();
+            cold.push(t.elapsed().as_nanos() as f64 / queries.len() as f64);
+            let fresh = Index::open(&idx).unwrap();
+            fresh.verify(&NoProgress).unwrap();
+            let t = Instant::now();
+            fresh.lookup_many(&queries, &mut out).unwrap();
+            verified.push(t.elapsed().as_nanos() as f64 / queries.len() as f64);
+        }
+        black_box(&out);
+        println!(
+            "exact (mapped), first batch of a fresh open: median {:.0} ns per hash; after a whole verification {:.0} ns",
+            median(&mut cold),
+            median(&mut verified)
+        );
     }
 
     // The memory floor: one dependent random read per step in a buffer the size of the
