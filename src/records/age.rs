@@ -89,7 +89,9 @@ impl Recipient {
                 "only age X25519 recipients (age1... of 62 characters) are supported, not plugin or post-quantum ones",
             ));
         }
-        if t.len() > 15 && t[..15].eq_ignore_ascii_case("AGE-SECRET-KEY-") {
+        // Bytes, not a str slice: a line may hold any text, and byte 15 need not end
+        // a character (found by the age_files fuzz target).
+        if t.len() > 15 && t.as_bytes()[..15].eq_ignore_ascii_case(b"AGE-SECRET-KEY-") {
             // Never echoed: it is a secret.
             return Err(AgeError::Unsupported(
                 "this is an age identity (a secret key, AGE-SECRET-KEY-1...), not a recipient: give its public key (age1..., which `age-keygen -y IDENTITY_FILE` prints), and keep the identity secret",
@@ -217,7 +219,9 @@ pub fn parse_recipients(text: &str) -> Result<Vec<Recipient>, LineError> {
 /// The identities of an identity file (`age-keygen` output; `age -i`).
 pub fn parse_identities(text: &str) -> Result<Vec<Identity>, LineError> {
     items(text, |t| {
-        if t.len() > 4 && t[..4].eq_ignore_ascii_case("age1") {
+        // Bytes, not a str slice: byte 4 need not end a character (`AGEӰ...` panicked,
+        // found by the age_files fuzz target).
+        if t.len() > 4 && t.as_bytes()[..4].eq_ignore_ascii_case(b"age1") {
             return Err(AgeError::Unsupported(
                 "this is an age recipient (a public key, age1...), not an identity: an identity starts AGE-SECRET-KEY-1 (age-keygen writes it, with its public key in a comment)",
             ));
@@ -285,5 +289,20 @@ mod tests {
         let r = id.recipient().to_string();
         assert!(parse_identities(&r).is_err());
         assert!(parse_recipients(ID).is_err());
+    }
+
+    /// Lines whose first bytes are not whole characters where the checks for a
+    /// recipient or an identity look (the age_files fuzz target's finding: it panicked).
+    #[test]
+    fn lines_of_any_text_are_errors_not_panics() {
+        for line in [
+            "AGE\u{4f0}SECRET-KEY-1",
+            "AGE-SECRET-KE\u{4f0}Y-1QQQ",
+            "a\u{e9}e1xyz",
+            "\u{1f600}\u{1f600}",
+        ] {
+            assert!(parse_identities(line).is_err(), "{line}");
+            assert!(parse_recipients(line).is_err(), "{line}");
+        }
     }
 }
