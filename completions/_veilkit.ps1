@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure ids, nonces, codecs, breach lookups and record files on this machine')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script for a shell')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the manual page, or write every page into a directory')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'veilkit;keygen' {
@@ -85,6 +86,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'List the hashes added, removed and re-counted between two indexes')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the HIBP range API (and /check) from indexes on a local port')
             [CompletionResult]::new('okon', 'okon', [CompletionResultType]::ParameterValue, 'Answer as okon-cli does (for keepassxc-cli analyze --okon)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'veilkit;breach;build' {
@@ -260,6 +262,61 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'veilkit;breach;help' {
+            [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build a dump (file, stdin or per-prefix directory) into an index')
+            [CompletionResult]::new('download', 'download', [CompletionResultType]::ParameterValue, 'Download every range of the Pwned Passwords API straight into an index')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Refresh an index from the range API, fetching only the ranges that changed')
+            [CompletionResult]::new('query', 'query', [CompletionResultType]::ParameterValue, 'Look up hashes (arguments or stdin) or passwords (stdin) in an index')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check passwords typed at a hidden prompt')
+            [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show an index''s kind, size, counts and format')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check an index end to end: structure and every checksum')
+            [CompletionResult]::new('export-ranges', 'export-ranges', [CompletionResultType]::ParameterValue, 'Write an index as the 1,048,576 range files the HIBP range API serves')
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Replace the prefixes of an index that a directory of range files holds')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'List the hashes added, removed and re-counted between two indexes')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the HIBP range API (and /check) from indexes on a local port')
+            [CompletionResult]::new('okon', 'okon', [CompletionResultType]::ParameterValue, 'Answer as okon-cli does (for keepassxc-cli analyze --okon)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'veilkit;breach;help;build' {
+            break
+        }
+        'veilkit;breach;help;download' {
+            break
+        }
+        'veilkit;breach;help;update' {
+            break
+        }
+        'veilkit;breach;help;query' {
+            break
+        }
+        'veilkit;breach;help;check' {
+            break
+        }
+        'veilkit;breach;help;info' {
+            break
+        }
+        'veilkit;breach;help;verify' {
+            break
+        }
+        'veilkit;breach;help;export-ranges' {
+            break
+        }
+        'veilkit;breach;help;merge' {
+            break
+        }
+        'veilkit;breach;help;diff' {
+            break
+        }
+        'veilkit;breach;help;serve' {
+            break
+        }
+        'veilkit;breach;help;okon' {
+            break
+        }
+        'veilkit;breach;help;help' {
+            break
+        }
         'veilkit;encode' {
             [CompletionResult]::new('--scheme', '--scheme', [CompletionResultType]::ParameterName, 'The construction: see veilkit-encode(1) and docs/IDS.md')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Text form of encoded ids [default: uuid for --scheme uuid, else hex]')
@@ -343,6 +400,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('sql', 'sql', [CompletionResultType]::ParameterValue, 'Write a psql script defining encode/decode functions identical to the CLI''s')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'veilkit;ids;sql' {
@@ -366,6 +424,17 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;ids;help' {
+            [CompletionResult]::new('sql', 'sql', [CompletionResultType]::ParameterValue, 'Write a psql script defining encode/decode functions identical to the CLI''s')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'veilkit;ids;help;sql' {
+            break
+        }
+        'veilkit;ids;help;help' {
             break
         }
         'veilkit;nonce' {
@@ -403,6 +472,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show a record file''s key slots and, with a key, its records and pages')
             [CompletionResult]::new('encrypt-fields', 'encrypt-fields', [CompletionResultType]::ParameterValue, 'Encrypt chosen CSV/TSV columns, with keyed token columns for equality lookups')
             [CompletionResult]::new('decrypt-fields', 'decrypt-fields', [CompletionResultType]::ParameterValue, 'Decrypt CSV/TSV columns made by encrypt-fields and drop their token columns')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'veilkit;records;seal' {
@@ -605,6 +675,53 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'veilkit;records;help' {
+            [CompletionResult]::new('seal', 'seal', [CompletionResultType]::ParameterValue, 'Seal a record file (lines, CSV, TSV, JSON lines) into an encrypted one')
+            [CompletionResult]::new('open', 'open', [CompletionResultType]::ParameterValue, 'Print a record file''s records: the exact original bytes, after verifying them')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Fetch records by key or number, decrypting only the pages they need')
+            [CompletionResult]::new('append', 'append', [CompletionResultType]::ParameterValue, 'Add records to a record file in place; a record with an existing key supersedes it')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Remove records from a record file in place')
+            [CompletionResult]::new('rekey', 'rekey', [CompletionResultType]::ParameterValue, 'Add, remove or replace a record file''s key slots, or rotate its data key')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every page of a record file authenticates')
+            [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show a record file''s key slots and, with a key, its records and pages')
+            [CompletionResult]::new('encrypt-fields', 'encrypt-fields', [CompletionResultType]::ParameterValue, 'Encrypt chosen CSV/TSV columns, with keyed token columns for equality lookups')
+            [CompletionResult]::new('decrypt-fields', 'decrypt-fields', [CompletionResultType]::ParameterValue, 'Decrypt CSV/TSV columns made by encrypt-fields and drop their token columns')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'veilkit;records;help;seal' {
+            break
+        }
+        'veilkit;records;help;open' {
+            break
+        }
+        'veilkit;records;help;get' {
+            break
+        }
+        'veilkit;records;help;append' {
+            break
+        }
+        'veilkit;records;help;delete' {
+            break
+        }
+        'veilkit;records;help;rekey' {
+            break
+        }
+        'veilkit;records;help;verify' {
+            break
+        }
+        'veilkit;records;help;info' {
+            break
+        }
+        'veilkit;records;help;encrypt-fields' {
+            break
+        }
+        'veilkit;records;help;decrypt-fields' {
+            break
+        }
+        'veilkit;records;help;help' {
+            break
+        }
         'veilkit;bench' {
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Thread counts for the nonce table, comma-separated; `max` is every core')
             [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Measure this breach index instead of a generated one')
@@ -637,6 +754,61 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'veilkit;help' {
+            [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Generate a master key, or add a new current key to a keyring')
+            [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'Show the ids and fingerprints of a keyring (never the keys)')
+            [CompletionResult]::new('breach', 'breach', [CompletionResultType]::ParameterValue, 'Build a Pwned Passwords index once, then check hashes and passwords in microseconds')
+            [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'Turn database ids into opaque ids (AES-128, UUIDv8 by default)')
+            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Turn opaque ids back into database ids, rejecting forged ones')
+            [CompletionResult]::new('reencode', 'reencode', [CompletionResultType]::ParameterValue, 'Rewrite opaque ids made with older keys under the current key')
+            [CompletionResult]::new('ids', 'ids', [CompletionResultType]::ParameterValue, 'Ids inside a database: SQL functions identical to encode and decode')
+            [CompletionResult]::new('nonce', 'nonce', [CompletionResultType]::ParameterValue, 'Make unique counter, sortable or encrypted nonces of 64, 96 or 128 bits')
+            [CompletionResult]::new('records', 'records', [CompletionResultType]::ParameterValue, 'Encrypt record files at rest and still fetch one record by key in microseconds')
+            [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure ids, nonces, codecs, breach lookups and record files on this machine')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script for a shell')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the manual page, or write every page into a directory')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'veilkit;help;keygen' {
+            break
+        }
+        'veilkit;help;keys' {
+            break
+        }
+        'veilkit;help;breach' {
+            break
+        }
+        'veilkit;help;encode' {
+            break
+        }
+        'veilkit;help;decode' {
+            break
+        }
+        'veilkit;help;reencode' {
+            break
+        }
+        'veilkit;help;ids' {
+            break
+        }
+        'veilkit;help;nonce' {
+            break
+        }
+        'veilkit;help;records' {
+            break
+        }
+        'veilkit;help;bench' {
+            break
+        }
+        'veilkit;help;completions' {
+            break
+        }
+        'veilkit;help;man' {
+            break
+        }
+        'veilkit;help;help' {
             break
         }
     })

@@ -31,6 +31,9 @@ _veilkit() {
             veilkit,encode)
                 cmd="veilkit__subcmd__encode"
                 ;;
+            veilkit,help)
+                cmd="veilkit__subcmd__help"
+                ;;
             veilkit,ids)
                 cmd="veilkit__subcmd__ids"
                 ;;
@@ -67,6 +70,9 @@ _veilkit() {
             veilkit__subcmd__breach,export-ranges)
                 cmd="veilkit__subcmd__breach__subcmd__export__subcmd__ranges"
                 ;;
+            veilkit__subcmd__breach,help)
+                cmd="veilkit__subcmd__breach__subcmd__help"
+                ;;
             veilkit__subcmd__breach,info)
                 cmd="veilkit__subcmd__breach__subcmd__info"
                 ;;
@@ -88,8 +94,95 @@ _veilkit() {
             veilkit__subcmd__breach,verify)
                 cmd="veilkit__subcmd__breach__subcmd__verify"
                 ;;
+            veilkit__subcmd__breach__subcmd__help,build)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__build"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,check)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__check"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,diff)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__diff"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,download)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__download"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,export-ranges)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__export__subcmd__ranges"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,help)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__help"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,info)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__info"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,merge)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__merge"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,okon)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__okon"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,query)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__query"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,serve)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__serve"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,update)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__update"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,verify)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__verify"
+                ;;
+            veilkit__subcmd__help,bench)
+                cmd="veilkit__subcmd__help__subcmd__bench"
+                ;;
+            veilkit__subcmd__help,breach)
+                cmd="veilkit__subcmd__help__subcmd__breach"
+                ;;
+            veilkit__subcmd__help,completions)
+                cmd="veilkit__subcmd__help__subcmd__completions"
+                ;;
+            veilkit__subcmd__help,decode)
+                cmd="veilkit__subcmd__help__subcmd__decode"
+                ;;
+            veilkit__subcmd__help,encode)
+                cmd="veilkit__subcmd__help__subcmd__encode"
+                ;;
+            veilkit__subcmd__help,help)
+                cmd="veilkit__subcmd__help__subcmd__help"
+                ;;
+            veilkit__subcmd__help,ids)
+                cmd="veilkit__subcmd__help__subcmd__ids"
+                ;;
+            veilkit__subcmd__help,keygen)
+                cmd="veilkit__subcmd__help__subcmd__keygen"
+                ;;
+            veilkit__subcmd__help,keys)
+                cmd="veilkit__subcmd__help__subcmd__keys"
+                ;;
+            veilkit__subcmd__help,man)
+                cmd="veilkit__subcmd__help__subcmd__man"
+                ;;
+            veilkit__subcmd__help,nonce)
+                cmd="veilkit__subcmd__help__subcmd__nonce"
+                ;;
+            veilkit__subcmd__help,records)
+                cmd="veilkit__subcmd__help__subcmd__records"
+                ;;
+            veilkit__subcmd__help,reencode)
+                cmd="veilkit__subcmd__help__subcmd__reencode"
+                ;;
+            veilkit__subcmd__ids,help)
+                cmd="veilkit__subcmd__ids__subcmd__help"
+                ;;
             veilkit__subcmd__ids,sql)
                 cmd="veilkit__subcmd__ids__subcmd__sql"
+                ;;
+            veilkit__subcmd__ids__subcmd__help,help)
+                cmd="veilkit__subcmd__ids__subcmd__help__subcmd__help"
+                ;;
+            veilkit__subcmd__ids__subcmd__help,sql)
+                cmd="veilkit__subcmd__ids__subcmd__help__subcmd__sql"
                 ;;
             veilkit__subcmd__records,append)
                 cmd="veilkit__subcmd__records__subcmd__append"
@@ -106,6 +199,9 @@ _veilkit() {
             veilkit__subcmd__records,get)
                 cmd="veilkit__subcmd__records__subcmd__get"
                 ;;
+            veilkit__subcmd__records,help)
+                cmd="veilkit__subcmd__records__subcmd__help"
+                ;;
             veilkit__subcmd__records,info)
                 cmd="veilkit__subcmd__records__subcmd__info"
                 ;;
@@ -121,6 +217,39 @@ _veilkit() {
             veilkit__subcmd__records,verify)
                 cmd="veilkit__subcmd__records__subcmd__verify"
                 ;;
+            veilkit__subcmd__records__subcmd__help,append)
+                cmd="veilkit__subcmd__records__subcmd__help__subcmd__append"
+                ;;
+            veilkit__subcmd__records__subcmd__help,decrypt-fields)
+                cmd="veilkit__subcmd__records__subcmd__help__subcmd__decrypt__subcmd__fields"
+                ;;
+            veilkit__subcmd__records__subcmd__help,delete)
+                cmd="veilkit__subcmd__records__subcmd__help__subcmd__delete"
+                ;;
+            veilkit__subcmd__records__subcmd__help,encrypt-fields)
+                cmd="veilkit__subcmd__records__subcmd__help__subcmd__encrypt__subcmd__fields"
+                ;;
+            veilkit__subcmd__records__subcmd__help,get)
+                cmd="veilkit__subcmd__records__subcmd__help__subcmd__get"
+                ;;
+            veilkit__subcmd__records__subcmd__help,help)
+                cmd="veilkit__subcmd__records__subcmd__help__subcmd__help"
+                ;;
+            veilkit__subcmd__records__subcmd__help,info)
+                cmd="veilkit__subcmd__records__subcmd__help__subcmd__info"
+                ;;
+            veilkit__subcmd__records__subcmd__help,open)
+                cmd="veilkit__subcmd__records__subcmd__help__subcmd__open"
+                ;;
+            veilkit__subcmd__records__subcmd__help,rekey)
+                cmd="veilkit__subcmd__records__subcmd__help__subcmd__rekey"
+                ;;
+            veilkit__subcmd__records__subcmd__help,seal)
+                cmd="veilkit__subcmd__records__subcmd__help__subcmd__seal"
+                ;;
+            veilkit__subcmd__records__subcmd__help,verify)
+                cmd="veilkit__subcmd__records__subcmd__help__subcmd__verify"
+                ;;
             *)
                 ;;
         esac
@@ -128,7 +257,7 @@ _veilkit() {
 
     case "${cmd}" in
         veilkit)
-            opts="-q -h -V --quiet --help --version keygen keys breach encode decode reencode ids nonce records bench completions man"
+            opts="-q -h -V --quiet --help --version keygen keys breach encode decode reencode ids nonce records bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -164,7 +293,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach)
-            opts="-q -h -V --quiet --help --version build download update query check info verify export-ranges merge diff serve okon"
+            opts="-q -h -V --quiet --help --version build download update query check info verify export-ranges merge diff serve okon help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -336,6 +465,202 @@ _veilkit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help)
+            opts="build download update query check info verify export-ranges merge diff serve okon help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__build)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__download)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__export__subcmd__ranges)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__info)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__merge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__okon)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;
@@ -667,9 +992,247 @@ _veilkit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        veilkit__subcmd__ids)
-            opts="-q -h -V --quiet --help --version sql"
+        veilkit__subcmd__help)
+            opts="keygen keys breach encode decode reencode ids nonce records bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__bench)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__breach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__decode)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__encode)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__ids)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__keygen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__keys)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__nonce)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__records)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__help__subcmd__reencode)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__ids)
+            opts="-q -h -V --quiet --help --version sql help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__ids__subcmd__help)
+            opts="sql help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__ids__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__ids__subcmd__help__subcmd__sql)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -844,7 +1407,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records)
-            opts="-q -h -V --quiet --help --version seal open get append delete rekey verify info encrypt-fields decrypt-fields"
+            opts="-q -h -V --quiet --help --version seal open get append delete rekey verify info encrypt-fields decrypt-fields help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1040,6 +1603,174 @@ _veilkit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__records__subcmd__help)
+            opts="seal open get append delete rekey verify info encrypt-fields decrypt-fields help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__records__subcmd__help__subcmd__append)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__records__subcmd__help__subcmd__decrypt__subcmd__fields)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__records__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__records__subcmd__help__subcmd__encrypt__subcmd__fields)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__records__subcmd__help__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__records__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__records__subcmd__help__subcmd__info)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__records__subcmd__help__subcmd__open)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__records__subcmd__help__subcmd__rekey)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__records__subcmd__help__subcmd__seal)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__records__subcmd__help__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

@@ -36,6 +36,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand bench 'Measure ids, nonces, codecs, breach lookups and record files on this machine'
             cand completions 'Print the completion script for a shell'
             cand man 'Print the manual page, or write every page into a directory'
+            cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'veilkit;keygen'= {
             cand -o 'Write the key to FILE (created 0600, atomically) instead of standard output'
@@ -79,6 +80,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand diff 'List the hashes added, removed and re-counted between two indexes'
             cand serve 'Serve the HIBP range API (and /check) from indexes on a local port'
             cand okon 'Answer as okon-cli does (for keepassxc-cli analyze --okon)'
+            cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'veilkit;breach;build'= {
             cand -o 'The index to write'
@@ -241,6 +243,47 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'veilkit;breach;help'= {
+            cand build 'Build a dump (file, stdin or per-prefix directory) into an index'
+            cand download 'Download every range of the Pwned Passwords API straight into an index'
+            cand update 'Refresh an index from the range API, fetching only the ranges that changed'
+            cand query 'Look up hashes (arguments or stdin) or passwords (stdin) in an index'
+            cand check 'Check passwords typed at a hidden prompt'
+            cand info 'Show an index''s kind, size, counts and format'
+            cand verify 'Check an index end to end: structure and every checksum'
+            cand export-ranges 'Write an index as the 1,048,576 range files the HIBP range API serves'
+            cand merge 'Replace the prefixes of an index that a directory of range files holds'
+            cand diff 'List the hashes added, removed and re-counted between two indexes'
+            cand serve 'Serve the HIBP range API (and /check) from indexes on a local port'
+            cand okon 'Answer as okon-cli does (for keepassxc-cli analyze --okon)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'veilkit;breach;help;build'= {
+        }
+        &'veilkit;breach;help;download'= {
+        }
+        &'veilkit;breach;help;update'= {
+        }
+        &'veilkit;breach;help;query'= {
+        }
+        &'veilkit;breach;help;check'= {
+        }
+        &'veilkit;breach;help;info'= {
+        }
+        &'veilkit;breach;help;verify'= {
+        }
+        &'veilkit;breach;help;export-ranges'= {
+        }
+        &'veilkit;breach;help;merge'= {
+        }
+        &'veilkit;breach;help;diff'= {
+        }
+        &'veilkit;breach;help;serve'= {
+        }
+        &'veilkit;breach;help;okon'= {
+        }
+        &'veilkit;breach;help;help'= {
+        }
         &'veilkit;encode'= {
             cand --scheme 'The construction: see veilkit-encode(1) and docs/IDS.md'
             cand --format 'Text form of encoded ids [default: uuid for --scheme uuid, else hex]'
@@ -321,6 +364,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand sql 'Write a psql script defining encode/decode functions identical to the CLI''s'
+            cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'veilkit;ids;sql'= {
             cand --dialect 'The database'
@@ -343,6 +387,14 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+        }
+        &'veilkit;ids;help'= {
+            cand sql 'Write a psql script defining encode/decode functions identical to the CLI''s'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'veilkit;ids;help;sql'= {
+        }
+        &'veilkit;ids;help;help'= {
         }
         &'veilkit;nonce'= {
             cand --kind 'The kind of nonce'
@@ -378,6 +430,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand info 'Show a record file''s key slots and, with a key, its records and pages'
             cand encrypt-fields 'Encrypt chosen CSV/TSV columns, with keyed token columns for equality lookups'
             cand decrypt-fields 'Decrypt CSV/TSV columns made by encrypt-fields and drop their token columns'
+            cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'veilkit;records;seal'= {
             cand -o 'The record file to write'
@@ -569,6 +622,41 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'veilkit;records;help'= {
+            cand seal 'Seal a record file (lines, CSV, TSV, JSON lines) into an encrypted one'
+            cand open 'Print a record file''s records: the exact original bytes, after verifying them'
+            cand get 'Fetch records by key or number, decrypting only the pages they need'
+            cand append 'Add records to a record file in place; a record with an existing key supersedes it'
+            cand delete 'Remove records from a record file in place'
+            cand rekey 'Add, remove or replace a record file''s key slots, or rotate its data key'
+            cand verify 'Check that every page of a record file authenticates'
+            cand info 'Show a record file''s key slots and, with a key, its records and pages'
+            cand encrypt-fields 'Encrypt chosen CSV/TSV columns, with keyed token columns for equality lookups'
+            cand decrypt-fields 'Decrypt CSV/TSV columns made by encrypt-fields and drop their token columns'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'veilkit;records;help;seal'= {
+        }
+        &'veilkit;records;help;open'= {
+        }
+        &'veilkit;records;help;get'= {
+        }
+        &'veilkit;records;help;append'= {
+        }
+        &'veilkit;records;help;delete'= {
+        }
+        &'veilkit;records;help;rekey'= {
+        }
+        &'veilkit;records;help;verify'= {
+        }
+        &'veilkit;records;help;info'= {
+        }
+        &'veilkit;records;help;encrypt-fields'= {
+        }
+        &'veilkit;records;help;decrypt-fields'= {
+        }
+        &'veilkit;records;help;help'= {
+        }
         &'veilkit;bench'= {
             cand --threads 'Thread counts for the nonce table, comma-separated; `max` is every core'
             cand --index 'Measure this breach index instead of a generated one'
@@ -599,6 +687,47 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+        }
+        &'veilkit;help'= {
+            cand keygen 'Generate a master key, or add a new current key to a keyring'
+            cand keys 'Show the ids and fingerprints of a keyring (never the keys)'
+            cand breach 'Build a Pwned Passwords index once, then check hashes and passwords in microseconds'
+            cand encode 'Turn database ids into opaque ids (AES-128, UUIDv8 by default)'
+            cand decode 'Turn opaque ids back into database ids, rejecting forged ones'
+            cand reencode 'Rewrite opaque ids made with older keys under the current key'
+            cand ids 'Ids inside a database: SQL functions identical to encode and decode'
+            cand nonce 'Make unique counter, sortable or encrypted nonces of 64, 96 or 128 bits'
+            cand records 'Encrypt record files at rest and still fetch one record by key in microseconds'
+            cand bench 'Measure ids, nonces, codecs, breach lookups and record files on this machine'
+            cand completions 'Print the completion script for a shell'
+            cand man 'Print the manual page, or write every page into a directory'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'veilkit;help;keygen'= {
+        }
+        &'veilkit;help;keys'= {
+        }
+        &'veilkit;help;breach'= {
+        }
+        &'veilkit;help;encode'= {
+        }
+        &'veilkit;help;decode'= {
+        }
+        &'veilkit;help;reencode'= {
+        }
+        &'veilkit;help;ids'= {
+        }
+        &'veilkit;help;nonce'= {
+        }
+        &'veilkit;help;records'= {
+        }
+        &'veilkit;help;bench'= {
+        }
+        &'veilkit;help;completions'= {
+        }
+        &'veilkit;help;man'= {
+        }
+        &'veilkit;help;help'= {
         }
     ]
     $completions[$command]

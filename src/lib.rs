@@ -21,3 +21,4 @@ pub mod nonce;
 pub mod progress;
 pub mod records;
 pub mod streams;
+pub mod tls;

@@ -11,12 +11,11 @@
 //! without chunk checksums, have their tables verified whole at opening, and their
 //! records, entries and fingerprints are read unverified, as those formats promised.
 
-use super::index::IndexError;
+use super::error::IndexError;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use xxhash_rust::xxh3::xxh3_64;
 
-/// Bytes of a verified chunk.
-pub const CHUNK: usize = 4096;
+pub use super::format::{CHUNK, LOOKUP_BLOCK, LOOKUP_SUM};
 
 /// Checks that every byte of `bytes` from `from` on that no section covers is zero, as
 /// the formats require of the gaps that align sections (what `verify` checks, so that a
@@ -25,7 +24,7 @@ pub fn gaps_are_zero(
     bytes: &[u8],
     from: u64,
     sections: &[(u64, u64)],
-) -> Result<(), super::index::IndexError> {
+) -> Result<(), super::error::IndexError> {
     let mut sorted: Vec<(u64, u64)> = sections.iter().copied().filter(|s| s.1 > 0).collect();
     sorted.sort_unstable();
     let mut at = from;
@@ -33,7 +32,7 @@ pub fn gaps_are_zero(
         if off > at {
             let gap = &bytes[at as usize..off as usize];
             if let Some(i) = gap.iter().position(|&b| b != 0) {
-                return Err(super::index::IndexError::Corrupt(format!(
+                return Err(super::error::IndexError::Corrupt(format!(
                     "byte {} lies between sections and is not zero",
                     at + i as u64
                 )));
@@ -52,14 +51,6 @@ pub fn chunk_sums(table: &[u8]) -> Vec<u8> {
         .flat_map(|c| xxh3_64(c).to_le_bytes())
         .collect()
 }
-
-/// Bytes of a lookup block: the records of an exact index, the entries of a compact
-/// one and the fingerprints of a filter are verified in blocks of this size, each
-/// against the low 32 bits of its XXH3-64, before a lookup answers from it.
-pub const LOOKUP_BLOCK: usize = 512;
-
-/// Bytes of a lookup block's checksum.
-pub const LOOKUP_SUM: usize = 4;
 
 /// The checksums of `section`'s lookup blocks ([`LOOKUP_BLOCK`] bytes, the last one
 /// shorter): the low 32 bits of each block's XXH3-64, little-endian, in order.
@@ -497,6 +488,25 @@ impl Once {
         self.done.store(true, Ordering::Relaxed);
         Ok(())
     }
+}
+
+/// Checks the lookup block checksums `sums` of `section` (`what`: "records",
+/// "entries", "fingerprints"), naming the first block that differs.
+pub(crate) fn lookup_sums_match(section: &[u8], sums: &[u8], what: &str) -> Result<(), IndexError> {
+    let want = lookup_sums(section);
+    if want == sums {
+        return Ok(());
+    }
+    let block = want
+        .chunks(LOOKUP_SUM)
+        .zip(sums.chunks(LOOKUP_SUM))
+        .position(|(a, b)| a != b)
+        .unwrap_or(want.len().min(sums.len()) / LOOKUP_SUM);
+    Err(IndexError::Corrupt(format!(
+        "{what} block {block} (bytes {} to {} of the {what}) checksum mismatch",
+        block * LOOKUP_BLOCK,
+        ((block + 1) * LOOKUP_BLOCK).min(section.len())
+    )))
 }
 
 #[cfg(test)]

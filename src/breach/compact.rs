@@ -11,10 +11,12 @@
 //! matches a stored key with probability `n / 2^(b+42)`, 3e-11 to 6e-11 at any size.
 //! Counts of 16383 and more are in an overflow section.
 
+use super::bytes::Bytes;
 use super::checked::{Chunks, Once};
+use super::error::{IndexError, bad_bounds};
 use super::format::{HEADER_SIZE, Wide, align};
-use super::index::{Index, IndexError, bad_bounds};
-use super::tier::{Bytes, Tier, TierBuildError, TierHeader, pad_to};
+use super::index::Index;
+use super::tier_header::{Tier, TierBuildError, TierHeader, pad_to};
 use crate::progress::Progress;
 use crate::streams::ChunkWriter;
 use std::fs::File;
@@ -723,7 +725,7 @@ pub fn build_with_bucket_bits(
         overflow_sum: xxhash_rust::xxh3::xxh3_64(&overflow),
         table_sum: xxhash_rust::xxh3::xxh3_64(&table_bytes),
         file_len: at,
-        version: super::tier::COMPACT_VERSION,
+        version: super::tier_header::COMPACT_VERSION,
         flags: src.flags,
         sums_at,
         lookup_at,

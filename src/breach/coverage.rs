@@ -6,7 +6,7 @@
 //! short or missing ranges (an interrupted downloader's files, a truncated copy), and
 //! would answer "not found" for every hash of those ranges.
 
-use super::ranges::PREFIXES;
+use super::format::PREFIXES;
 
 /// From how many hashes an empty range is taken as a sign of missing input: 2^26, where
 /// uniform hashes leave a range empty with probability e^−64 (about 10^−28), so that

@@ -7,9 +7,11 @@
 //! Shards hold about 2^20 keys: large enough for the filter's best size factor, small
 //! enough that a build needs some 30 MB per thread.
 
+use super::bytes::Bytes;
+use super::error::IndexError;
 use super::format::{HEADER_SIZE, Wide, align};
-use super::index::{Index, IndexError};
-use super::tier::{Bytes, Tier, TierBuildError, TierHeader, pad_to};
+use super::index::Index;
+use super::tier_header::{Tier, TierBuildError, TierHeader, pad_to};
 use crate::progress::Progress;
 use crate::streams::ChunkWriter;
 use std::fs::File;
@@ -458,7 +460,7 @@ pub fn build(
         overflow_sum: xxhash_rust::xxh3::xxh3_64(&[]),
         table_sum: xxhash_rust::xxh3::xxh3_64(&dir),
         file_len: lookup_at.0 + lookup_at.1,
-        version: super::tier::FILTER_VERSION,
+        version: super::tier_header::FILTER_VERSION,
         flags: src.flags,
         sums_at: (0, 0),
         lookup_at,

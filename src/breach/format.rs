@@ -4,6 +4,17 @@
 use super::HashKind;
 use xxhash_rust::xxh3::xxh3_64;
 
+/// Bytes of a verified chunk of a bucket table (its checksums: one XXH3-64 a chunk).
+pub const CHUNK: usize = 4096;
+
+/// Bytes of a lookup block: the records of an exact index, the entries of a compact
+/// one and the fingerprints of a filter are verified in blocks of this size, each
+/// against the low 32 bits of its XXH3-64, before a lookup answers from it.
+pub const LOOKUP_BLOCK: usize = 512;
+
+/// Bytes of a lookup block's checksum.
+pub const LOOKUP_SUM: usize = 4;
+
 /// The magic at the start of every index.
 pub const MAGIC: &[u8; 8] = b"VKBREACH";
 /// The format version this code writes (it reads 1 and 2 too).
@@ -412,7 +423,7 @@ impl Header {
         if self.version >= 3 {
             put_u64(&mut b, 184, self.lookup_at.0);
             put_u64(&mut b, 192, self.lookup_at.1);
-            put_u64(&mut b, 200, super::checked::LOOKUP_BLOCK as u64);
+            put_u64(&mut b, 200, LOOKUP_BLOCK as u64);
         }
         let sum = xxh3_64(&b[..HEADER_USED]);
         put_u64(&mut b, HEADER_USED, sum);
@@ -479,7 +490,7 @@ impl Header {
                 (0, 0)
             },
         };
-        if version >= 3 && get_u64(b, 200) != super::checked::LOOKUP_BLOCK as u64 {
+        if version >= 3 && get_u64(b, 200) != LOOKUP_BLOCK as u64 {
             return Err(HeaderError::Inconsistent("lookup block size"));
         }
         if h.flags & !FLAG_PARTIAL != 0 {
@@ -515,17 +526,14 @@ impl Header {
             self.blocks_at,
         ];
         if self.version >= 2 {
-            if self.sums_at.1 != self.table_at.1.div_ceil(super::checked::CHUNK as u64) * 8 {
+            if self.sums_at.1 != self.table_at.1.div_ceil(CHUNK as u64) * 8 {
                 return Err(inconsistent("table checksums length"));
             }
             sections.push(self.sums_at);
         }
         if self.version >= 3 {
-            let blocks = self
-                .records_at
-                .1
-                .div_ceil(super::checked::LOOKUP_BLOCK as u64);
-            if self.lookup_at.1 != blocks * super::checked::LOOKUP_SUM as u64 {
+            let blocks = self.records_at.1.div_ceil(LOOKUP_BLOCK as u64);
+            if self.lookup_at.1 != blocks * LOOKUP_SUM as u64 {
                 return Err(inconsistent("lookup checksums length"));
             }
             sections.push(self.lookup_at);
@@ -556,6 +564,14 @@ impl Header {
 
 #[cfg(test)]
 mod header_tests;
+
+/// Range prefixes: 5 hex digits.
+pub const PREFIXES: u32 = 1 << 20;
+
+/// The 20-bit range prefix of a hash.
+pub fn prefix_of(hash: &Wide) -> u32 {
+    (hash.0[0] >> 44) as u32
+}
 
 #[cfg(test)]
 mod tests {

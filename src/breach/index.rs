@@ -1,12 +1,14 @@
 //! Reading an index: open and check it, look hashes up, verify it end to end.
 
 use super::HashKind;
+use super::bytes::Bytes;
+pub(super) use super::checked::lookup_sums_match;
 use super::checked::{Chunks, Once};
-use super::format::{BLOCK_SIZE, GROUP_BITS, Header, HeaderError, OVERFLOW_ENTRY, Params, Wide};
-use super::tier::Bytes;
+pub use super::error::IndexError;
+pub(super) use super::error::bad_bounds;
+use super::format::{BLOCK_SIZE, GROUP_BITS, Header, OVERFLOW_ENTRY, Params, Wide};
 use crate::progress::Progress;
 use std::fs::File;
-use std::io;
 use std::path::Path;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -17,44 +19,6 @@ const WINDOW: usize = 16;
 /// Bytes a window search may read from the window's first record: `WINDOW` records of
 /// at most 24 bytes, and the 24-byte window of the last one.
 const WINDOW_BYTES: usize = WINDOW * 24 + 24;
-
-/// Why an index cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum IndexError {
-    /// Opening or mapping failed.
-    #[error("cannot read")]
-    Io(#[from] io::Error),
-    /// The header is wrong.
-    #[error(transparent)]
-    Header(#[from] HeaderError),
-    /// A pipe, a device or a socket where an index file was expected.
-    #[error(
-        "not a regular file (a pipe or a device): an index is read through a memory map; give the path of the index file"
-    )]
-    NotFile,
-    /// A structural problem found while reading.
-    #[error("corrupted index: {0}")]
-    Corrupt(String),
-    /// Reading the file into memory (`--in-memory`, a filter) would take more memory than
-    /// the system has available: refused before anything is allocated, where the kernel
-    /// would otherwise kill the process (or another) once the pages were touched.
-    #[error(
-        "reading it into memory needs {}, and {} of memory is available",
-        gib(*needs),
-        gib(*available)
-    )]
-    Memory {
-        /// Bytes of the file.
-        needs: u64,
-        /// The system's available memory (`MemAvailable`).
-        available: u64,
-    },
-}
-
-/// Bytes in GiB, to a tenth.
-fn gib(bytes: u64) -> String {
-    format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
-}
 
 /// An open index.
 pub struct Index {
@@ -720,7 +684,7 @@ impl Index {
             }
             let (key, field) = p.unpack(self.record(i));
             if !per_bucket {
-                coverage.note(super::ranges::prefix_of(&p.hash_of(bucket, &key)));
+                coverage.note(super::format::prefix_of(&p.hash_of(bucket, &key)));
             } else if noted_bucket != Some(bucket) {
                 coverage.note((bucket >> (p.table_bits - 20)) as u32);
                 noted_bucket = Some(bucket);
@@ -787,26 +751,6 @@ impl Index {
     }
 }
 
-/// Checks the lookup block checksums `sums` of `section` (`what`: "records",
-/// "entries", "fingerprints"), naming the first block that differs.
-pub(super) fn lookup_sums_match(section: &[u8], sums: &[u8], what: &str) -> Result<(), IndexError> {
-    use super::checked::{LOOKUP_BLOCK, LOOKUP_SUM};
-    let want = super::checked::lookup_sums(section);
-    if want == sums {
-        return Ok(());
-    }
-    let block = want
-        .chunks(LOOKUP_SUM)
-        .zip(sums.chunks(LOOKUP_SUM))
-        .position(|(a, b)| a != b)
-        .unwrap_or(want.len().min(sums.len()) / LOOKUP_SUM);
-    Err(IndexError::Corrupt(format!(
-        "{what} block {block} (bytes {} to {} of the {what}) checksum mismatch",
-        block * LOOKUP_BLOCK,
-        ((block + 1) * LOOKUP_BLOCK).min(section.len())
-    )))
-}
-
 /// The first record of the window a lookup searches around `guess` in a bucket of
 /// records `lo..hi` (at least [`WINDOW`] of them).
 #[inline(always)]
@@ -821,13 +765,6 @@ fn window_start(lo: u64, hi: u64, guess: u64) -> u64 {
 #[inline(always)]
 fn le_u64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
-}
-
-/// The error for a bucket whose table entries are out of order or past the end (exact
-/// and compact indexes).
-#[cold]
-pub(super) fn bad_bounds(bucket: u64) -> IndexError {
-    IndexError::Corrupt(format!("bucket {bucket} has bad bounds"))
 }
 
 /// Asks the processor to start loading the cache lines of `bytes` (a hint: nothing is

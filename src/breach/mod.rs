@@ -2,11 +2,13 @@
 //! memory-mapped index (`docs/BREACH-FORMAT.md`), then answered in microseconds.
 
 pub mod build;
+pub mod bytes;
 pub mod checked;
 pub mod common;
 pub mod compact;
 pub mod coverage;
 pub mod download;
+pub mod error;
 pub mod filter;
 pub mod format;
 pub mod index;
@@ -14,6 +16,7 @@ pub mod query;
 pub mod ranges;
 pub mod serve;
 pub mod tier;
+pub mod tier_header;
 
 use format::Wide;
 use sha1::Digest;

@@ -1,8 +1,8 @@
 //! Streams of hashes or passwords answered from an index or the embedded list, one
 //! answer per input line, in order.
 
+use super::error::IndexError;
 use super::format::Wide;
-use super::index::IndexError;
 use super::tier::AnyIndex;
 use super::{HashKind, common};
 use std::io::{self, Read, Write};

@@ -9,8 +9,7 @@ use crate::progress::Progress;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Range prefixes: 5 hex digits.
-pub const PREFIXES: u32 = 1 << 20;
+pub use super::format::{PREFIXES, prefix_of};
 
 /// Errors of exporting or comparing.
 #[derive(Debug, thiserror::Error)]
@@ -27,11 +26,6 @@ pub enum RangesError {
     /// Output failed.
     #[error("output")]
     Output(#[source] std::io::Error),
-}
-
-/// The 20-bit range prefix of a hash.
-pub fn prefix_of(hash: &Wide) -> u32 {
-    (hash.0[0] >> 44) as u32
 }
 
 /// What an export wrote.

@@ -502,8 +502,8 @@ fn filter_test_vector() {
 
 #[test]
 fn a_file_larger_than_the_available_memory_is_refused_before_it_is_read() {
+    use super::bytes::fits_in_memory;
     use super::index::IndexError;
-    use super::tier::fits_in_memory;
     let meminfo = "MemTotal:       24683656 kB\nMemFree:         1000000 kB\n\
                    MemAvailable:    2097152 kB\nBuffers:           12 kB\n";
     assert!(fits_in_memory(2 << 30, meminfo).is_ok());

@@ -1,9 +1,9 @@
 //! `veilkit bench`: the published figures for these techniques, reproduced on this
 //! machine.
 
-use super::generate::ManExtra;
+use super::manual::ManExtra;
 use super::output::Bar;
-use super::{Global, Status};
+use super::status::{Global, Status};
 use crate::bench::{self, Figure, Machine, Options, Scale, Section, Table};
 use crate::progress::Progress;
 use anyhow::Context;
@@ -91,7 +91,7 @@ pub enum Which {
 
 // Arguments of `veilkit bench`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The section to run.
     #[arg(value_enum, default_value = "all")]

@@ -3,7 +3,7 @@
 
 use super::keysource::KeyArgs;
 use super::report::{self, hinted};
-use super::{Global, Status};
+use super::status::{Global, Status};
 use crate::ids::stream::{self, LineError, Op, Options, StreamError};
 use crate::ids::text::Format;
 use crate::ids::{Codec, Form, Scheme, Spec};

@@ -1,7 +1,7 @@
 //! `veilkit completions SHELL`: the shell completion script, from the installed binary.
 
-use super::generate::{EXIT_PLAIN, ManExtra, SHELLS};
-use super::{Global, Status};
+use super::manual::{EXIT_PLAIN, ManExtra};
+use super::status::{Global, Status};
 use anyhow::Context;
 use std::io::Write;
 
@@ -21,39 +21,37 @@ pub const MAN: ManExtra = ManExtra {
     examples: &[
         (
             "Bash, for the current user",
-            "veilkit completions bash > ~/.local/share/bash-completion/completions/veilkit",
+            "mkdir -p ~/.local/share/bash-completion/completions && veilkit completions bash > ~/.local/share/bash-completion/completions/veilkit",
         ),
         (
             "Zsh (a directory on $fpath)",
-            "veilkit completions zsh > ~/.zfunc/_veilkit",
+            "mkdir -p ~/.zfunc && veilkit completions zsh > ~/.zfunc/_veilkit",
         ),
         (
             "Fish",
-            "veilkit completions fish > ~/.config/fish/completions/veilkit.fish",
+            "mkdir -p ~/.config/fish/completions && veilkit completions fish > ~/.config/fish/completions/veilkit.fish",
         ),
     ],
 };
 
 // Arguments of `veilkit completions`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
 }
 
-/// Runs `veilkit completions`.
-pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
-    let file = SHELLS
-        .iter()
-        .find(|(s, _)| *s == args.shell)
-        .map(|(_, f)| *f)
-        .context("no completions for this shell")?;
-    let (_, script) = super::generate::completions()
-        .into_iter()
-        .find(|(name, _)| name == file)
-        .context("no completions for this shell")?;
+/// Runs `veilkit completions`: `render` gives a shell's script (the dispatcher passes
+/// [`generate::completion`](super::generate::completion), which renders the tree this
+/// module is part of).
+pub fn run(
+    args: &Args,
+    _global: Global,
+    render: fn(clap_complete::Shell) -> Vec<u8>,
+) -> anyhow::Result<Status> {
+    let script = render(args.shell);
     let mut out = std::io::stdout().lock();
     // A closed pipe is a quiet end (`report::error`).
     out.write_all(&script)

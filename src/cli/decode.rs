@@ -1,8 +1,8 @@
 //! `veilkit decode`: opaque ids back to database ids.
 
 use super::codec::{CodecArgs, prepare, run as run_stream};
-use super::generate::{EXIT_PLAIN, ManExtra};
-use super::{Global, Status};
+use super::manual::{EXIT_PLAIN, ManExtra};
+use super::status::{Global, Status};
 use crate::ids::stream::Op;
 
 /// One line for the command list.
@@ -35,7 +35,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit decode`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::manual::examples_help(&MAN))]
 pub struct Args {
     #[command(flatten)]
     pub codec: CodecArgs,

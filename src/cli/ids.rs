@@ -1,10 +1,10 @@
 //! `veilkit ids sql`: the id codec as PostgreSQL functions.
 
 use super::codec::{FormatArg, SchemeArg};
-use super::generate::{EXIT_PLAIN, ManExtra};
 use super::keysource::KeyArgs;
+use super::manual::{EXIT_PLAIN, ManExtra};
 use super::output::{NewFile, create_output, display_path, is_stdio};
-use super::{Global, Status};
+use super::status::{Global, Status};
 use crate::ids::Scheme;
 use crate::ids::sql::{SqlOptions, postgresql};
 use anyhow::Context;
@@ -66,7 +66,7 @@ pub struct Args {
 #[command(defer = true)]
 pub enum Command {
     /// Write a psql script defining encode/decode functions identical to the CLI's.
-    #[command(long_about = LONG_ABOUT, after_long_help = super::generate::examples_help(&MAN))]
+    #[command(long_about = LONG_ABOUT, after_long_help = super::manual::examples_help(&MAN))]
     Sql(SqlArgs),
 }
 

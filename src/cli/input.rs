@@ -313,7 +313,7 @@ mod tests {
         }
         let env = crate::cli::records::ENV_INPUT
             .iter()
-            .chain(super::super::generate::TOP.environment)
+            .chain(super::super::manual::TOP.environment)
             .filter(|(name, _)| *name == "TMPDIR");
         let mut n = 0;
         for (_, text) in env {

@@ -1,9 +1,9 @@
 //! `veilkit keygen`: make a key file, or add a new current key to a keyring.
 
-use super::generate::{EXIT_PLAIN, ManExtra};
+use super::manual::{EXIT_PLAIN, ManExtra};
 use super::output::{NewFile, create_output, display_path};
 use super::report::info;
-use super::{Global, Status};
+use super::status::{Global, Status};
 use crate::keys::Keyring;
 use anyhow::Context;
 use std::io::{IsTerminal, Write};
@@ -46,7 +46,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit keygen`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::manual::examples_help(&MAN))]
 pub struct Args {
     /// Write the key to FILE (created 0600, atomically) instead of standard output.
     #[arg(short, long, value_name = "FILE", conflicts_with = "add")]

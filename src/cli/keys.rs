@@ -1,8 +1,8 @@
 //! `veilkit keys`: show the ids and fingerprints of a keyring, never the keys.
 
-use super::generate::{EXIT_PLAIN, ManExtra};
 use super::keysource::KeyArgs;
-use super::{Global, Status};
+use super::manual::{EXIT_PLAIN, ManExtra};
+use super::status::{Global, Status};
 use anyhow::Context;
 use std::io::Write;
 
@@ -37,7 +37,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit keys`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::manual::examples_help(&MAN))]
 pub struct Args {
     #[command(flatten)]
     pub key: KeyArgs,

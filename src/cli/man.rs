@@ -1,7 +1,7 @@
 //! `veilkit man [DIR]`: the manual pages, from the installed binary.
 
-use super::generate::{EXIT_PLAIN, ManExtra};
-use super::{Global, Status};
+use super::manual::{EXIT_PLAIN, ManExtra};
+use super::status::{Global, Status};
 use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,9 +31,9 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit man`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::manual::examples_help(&MAN))]
 pub struct Args {
-    /// Write every page into this directory (it must exist).
+    /// Write every page into this directory (made if it does not exist).
     pub dir: Option<PathBuf>,
 
     /// Replace pages that are already there.
@@ -42,8 +42,15 @@ pub struct Args {
 }
 
 /// Runs `veilkit man`.
-pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
-    let pages = super::generate::man_pages();
+/// `pages` renders every page (the dispatcher passes
+/// [`generate::man_pages`](super::generate::man_pages), which renders the tree this module
+/// is part of).
+pub fn run(
+    args: &Args,
+    global: Global,
+    pages: fn() -> Vec<(String, Vec<u8>)>,
+) -> anyhow::Result<Status> {
+    let pages = pages();
     let Some(dir) = &args.dir else {
         let (_, top) = pages.into_iter().next().context("no manual page")?;
         let mut out = std::io::stdout().lock();
@@ -53,7 +60,12 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             .context("stdout")?;
         return Ok(Status::Success);
     };
-    if !dir.is_dir() {
+    // A folder that does not exist yet (~/.local/share/man/man1 on a fresh account) is
+    // made, as `install -D` would; anything else in its place is refused.
+    if !dir.exists() {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create", dir.display()))?;
+    } else if !dir.is_dir() {
         anyhow::bail!("{}: not a directory", dir.display());
     }
     let count = pages.len();

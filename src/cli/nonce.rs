@@ -1,9 +1,9 @@
 //! `veilkit nonce`: values that are never repeated.
 
-use super::generate::{EXIT_PLAIN, ManExtra};
 use super::keysource::KeyArgs;
+use super::manual::{EXIT_PLAIN, ManExtra};
 use super::report::HintExt;
-use super::{Global, Status};
+use super::status::{Global, Status};
 use crate::nonce::cipher::NonceCipher;
 use crate::nonce::format::Format;
 use crate::nonce::state::StateFile;
@@ -110,7 +110,7 @@ pub enum FormatArg {
 
 // Arguments of `veilkit nonce`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The kind of nonce.
     #[arg(long, value_enum, default_value_t = KindArg::Counter)]

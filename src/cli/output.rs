@@ -227,8 +227,13 @@ pub struct Bar {
 }
 
 impl Bar {
+    /// The units done so far (kept by a hidden bar too; `finish` sets it to the total).
+    pub fn position(&self) -> u64 {
+        self.bar.position()
+    }
+
     /// A bar counting bytes (with throughput as a short number, `95.3MB/s`, and ETA).
-    pub fn bytes(global: super::Global, what: &str) -> Bar {
+    pub fn bytes(global: super::status::Global, what: &str) -> Bar {
         Bar::new(
             global,
             what,
@@ -238,7 +243,7 @@ impl Bar {
 
     /// A bar counting items, with its rate as a short number (`1.8M records/s`).
     /// `unit` names what is counted (`records`), in the rate: `1.8M records/s`.
-    pub fn items(global: super::Global, what: &str, unit: &str) -> Bar {
+    pub fn items(global: super::status::Global, what: &str, unit: &str) -> Bar {
         Bar::new(
             global,
             what,
@@ -249,7 +254,7 @@ impl Bar {
     }
 
     /// A bar counting ranges of a download: ranges done, ranges/s, MB/s received, ETA.
-    pub fn ranges(global: super::Global, what: &str) -> Bar {
+    pub fn ranges(global: super::status::Global, what: &str) -> Bar {
         Bar::new(
             global,
             what,
@@ -257,7 +262,7 @@ impl Bar {
         )
     }
 
-    fn new(global: super::Global, what: &str, template: &str) -> Bar {
+    fn new(global: super::status::Global, what: &str, template: &str) -> Bar {
         let visible = !global.quiet && io::stderr().is_terminal();
         let pb = if visible {
             ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(10))

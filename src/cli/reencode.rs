@@ -1,8 +1,8 @@
 //! `veilkit reencode`: rewrite opaque ids made with older keys under the current key.
 
 use super::codec::{CodecArgs, prepare, run as run_stream};
-use super::generate::{EXIT_PLAIN, ManExtra};
-use super::{Global, Status};
+use super::manual::{EXIT_PLAIN, ManExtra};
+use super::status::{Global, Status};
 use crate::ids::stream::Op;
 
 /// One line for the command list.
@@ -27,7 +27,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit reencode`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::manual::examples_help(&MAN))]
 pub struct Args {
     #[command(flatten)]
     pub codec: CodecArgs,

@@ -2,7 +2,7 @@
 //! hint line where one helps, control characters escaped, and a broken pipe on text
 //! output treated as a normal end.
 
-use super::Status;
+use super::status::Status;
 use std::error::Error as StdError;
 use std::fmt;
 use std::io::{self, Write};
@@ -73,7 +73,7 @@ pub fn with_causes(e: &(dyn StdError + 'static)) -> String {
 /// True when the error chain holds a broken pipe: the reader of our text output went
 /// away, which for line-oriented text is a normal way to end (`veilkit ... | head`).
 /// Binary and ciphertext writers turn broken pipes into a different error first (see
-/// [`super::output::BinaryOut`]), because cut-off binary output is lost data.
+/// `output::BinaryOut`), because cut-off binary output is lost data.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.downcast_ref::<io::Error>()
@@ -138,7 +138,7 @@ pub fn notice(message: impl fmt::Display) {
 }
 
 /// Prints an informational line unless `--quiet`.
-pub fn info(global: super::Global, message: impl fmt::Display) {
+pub fn info(global: super::status::Global, message: impl fmt::Display) {
     if !global.quiet {
         emit(&format!("veilkit: {message}"));
     }

@@ -3,7 +3,7 @@
 //! one is written), so quoted fields, embedded line ends and CRLF pass through as they
 //! were. One id at a time: CSV is read for its structure, not at the line stream's rate.
 
-use super::stream::{LineError, Op, Options, StreamError, Summary};
+use super::job::{LineError, Op, Options, StreamError, Summary};
 use super::{Codec, Form, InputError};
 use crate::delimited::{Dialect, ReadError, Reader, write_field};
 use std::io::{Read, Write};
@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 /// Transforms field `opts.field` of every CSV record of `input` (the delimiter is
 /// `opts.delimiter`), writing the records to `output` in order. The first record is
 /// copied unchanged when `opts.header`. Bad values are handled as by
-/// [`stream::run`](super::stream::run): reported (with the line the record starts on)
+/// `stream::run`: reported (with the line the record starts on)
 /// and replaced by an empty line with `keep_going`, else the end of the run. A record
 /// that is not valid CSV always ends the run: its extent is unknown.
 pub fn run(

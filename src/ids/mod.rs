@@ -15,6 +15,7 @@
 pub mod csv;
 pub mod decimal;
 pub mod feistel;
+pub mod job;
 pub mod sql;
 pub mod stream;
 pub mod text;

@@ -13,7 +13,6 @@ use super::RecordsError;
 use super::codec::PageRef;
 use super::io::{PageReader, PageWriter};
 use super::pages::{Kind, Rec, parse_data};
-use super::seal::run_end;
 use std::rc::Rc;
 
 /// The first pair of records (ordinals, in input order) with equal keys among
@@ -127,4 +126,15 @@ impl<'r> KeyReader<'r> {
             .ok_or(RecordsError::Corrupt("record counts disagree"))?;
         Ok(rec.key(p))
     }
+}
+
+/// The end of the run of entries from `start` (which must be in `v`) with the same key.
+pub(super) fn run_end<T, K: PartialEq>(v: &[T], start: usize, key: impl Fn(&T) -> K) -> usize {
+    let first = key(&v[start]);
+    start
+        + 1
+        + v[start + 1..]
+            .iter()
+            .take_while(|e| key(e) == first)
+            .count()
 }

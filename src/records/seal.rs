@@ -5,7 +5,7 @@
 use super::codec::PageRef;
 use super::compress::{Packed as PackedPage, Packer};
 use super::crypto::{FileKeys, random};
-use super::dupkeys::first_duplicate;
+use super::dupkeys::{first_duplicate, run_end};
 use super::header::{COPY_SIZE, Header, valid_page_size};
 use super::io::{PageReader, PageWriter, write_at};
 use super::pages::{IndexLayout, IndexPage, Kind, NO_NEXT, bucket_of, data_capacity, record_size};
@@ -184,17 +184,6 @@ fn sort_by_group<T>(v: &mut [T], groups: usize, group: impl Fn(&T) -> usize) -> 
         }
     }
     starts
-}
-
-/// The end of the run of entries from `start` (which must be in `v`) with the same key.
-pub(super) fn run_end<T, K: PartialEq>(v: &[T], start: usize, key: impl Fn(&T) -> K) -> usize {
-    let first = key(&v[start]);
-    start
-        + 1
-        + v[start + 1..]
-            .iter()
-            .take_while(|e| key(e) == first)
-            .count()
 }
 
 const SEALER_STOPPED_TEXT: &str = "the sealing thread stopped";

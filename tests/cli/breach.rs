@@ -124,6 +124,41 @@ fn bad_query_lines_stop_with_the_line_number() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("hint: "));
+    // A password piped where hashes are read: the error says how to look it up, and does
+    // not echo it.
+    for line in ["hunter2\n", "correct horse battery staple\n"] {
+        let out = veilkit()
+            .args(["breach", "query", "-i"])
+            .arg(&idx)
+            .write_stdin(line)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = stderr_of(&out);
+        assert!(
+            err.starts_with("veilkit: stdin: line 1: ")
+                && err.ends_with(
+                    "  hint: to look up passwords rather than hashes, add --passwords\n"
+                ),
+            "{err}"
+        );
+        assert!(!err.contains(line.trim_end()), "{err}");
+    }
+}
+
+/// A password given to `breach check` as an argument is refused without being echoed
+/// (clap's own error would quote it), and the message says why and what to do instead.
+#[test]
+fn check_refuses_a_password_argument_without_echoing_it() {
+    let out = veilkit()
+        .args(["breach", "check", "hunter2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(err.contains("never taken as arguments"), "{err}");
+    assert!(err.contains("hint: run `veilkit breach check`"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
 }
 
 #[test]
@@ -194,6 +229,12 @@ fn check_prompts_without_echo_on_a_terminal() {
     assert!(
         !text.contains("s3cret-password"),
         "the password was echoed: {text:?}"
+    );
+    // Ctrl-D at the last prompt ends its line, so the shell's prompt is not left after it.
+    let after_last = text.rsplit("Ctrl-D to end): ").next().unwrap();
+    assert!(
+        after_last.starts_with("\r\n") || after_last.starts_with('\n'),
+        "{text:?}"
     );
     assert_eq!(out.status.code(), Some(0), "{text:?}");
 }

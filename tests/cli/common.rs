@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The binary under test, with the environment cleared of anything that would change
@@ -77,8 +78,39 @@ pub fn have(what: &str, install: &str, present: bool) -> bool {
         std::env::var_os("CI").is_none_or(|v| v.is_empty()),
         "{what} is missing, and CI must not skip this test: {install}"
     );
-    eprintln!("skipped: this test needs {what} ({install}); CI runs it");
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let line = format!("{test}: needs {what} ({install})");
+    // Written past libtest's capture (which takes only `eprintln!`), so the skip shows
+    // where it happens, and listed again once the summary is out.
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED {line}");
+    let mut skipped = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
+    if skipped.is_empty() {
+        // SAFETY: `list_skipped` is an `extern "C"` function taking nothing, as atexit
+        // wants; it runs once at exit, after libtest's summary.
+        unsafe { libc::atexit(list_skipped) };
+    }
+    skipped.push(line);
     false
+}
+
+/// The tests [`have`] skipped, for [`list_skipped`].
+static SKIPPED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Lists the skipped tests after libtest's summary, which counts them as passed.
+extern "C" fn list_skipped() {
+    let skipped = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "\n{} of the tests above passed by skipping (CI runs them; `bash .ci/deps` installs what they need):",
+        skipped.len()
+    );
+    for line in skipped.iter() {
+        let _ = writeln!(err, "  SKIPPED {line}");
+    }
 }
 
 /// A tmpfs of `size` (as mount's `size=` takes it) mounted at `dir` (made here), unmounted
@@ -113,10 +145,18 @@ impl Drop for Unmount {
 }
 
 /// A Python in which `probe` runs without error (the one `VEILKIT_CLIENT_PYTHON` names,
-/// else `python3`), or `None` when there is none: see [`have`] for what happens then.
-/// `what` names what the test needs, `install` how to get it.
+/// else the environment `.ci/deps` makes in `target/pyclient`, else `python3`), or `None`
+/// when there is none: see [`have`] for what happens then. `what` names what the test
+/// needs, `install` how to get it.
 pub fn python(what: &str, probe: &str, install: &str) -> Option<String> {
-    let python = std::env::var("VEILKIT_CLIENT_PYTHON").unwrap_or_else(|_| "python3".into());
+    let made = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/pyclient/bin/python");
+    let python = std::env::var("VEILKIT_CLIENT_PYTHON").unwrap_or_else(|_| {
+        if made.exists() {
+            made.display().to_string()
+        } else {
+            "python3".into()
+        }
+    });
     let probe = std::process::Command::new(&python)
         .args(["-c", probe])
         .output();

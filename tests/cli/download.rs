@@ -227,17 +227,55 @@ fn a_download_names_an_unreachable_source_and_keeps_nothing() {
         .unwrap();
     assert_eq!(r.status.code(), Some(2));
     let err = String::from_utf8_lossy(&r.stderr);
+    // The retry is said at once (a warning: -q keeps warnings), then the failure.
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
     assert!(
-        err.starts_with("veilkit: range ")
-            && err.contains("Connection refused")
-            && err.contains("(after 2 attempts)"),
+        lines[0].starts_with("veilkit: warning: range ")
+            && lines[0].contains("Connection refused")
+            && lines[0].contains("attempt 1 of 2, retrying in "),
         "{err}"
     );
     assert!(
-        err.contains("run the same command again to continue"),
+        lines[1].starts_with("veilkit: range ")
+            && lines[1].contains("Connection refused")
+            && lines[1].contains("(after 2 attempts)"),
         "{err}"
     );
+    // Nothing was fetched: nothing is kept for a rerun, and nothing is left behind.
+    assert!(!err.contains("run the same command again"), "{err}");
     assert!(!out.exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A host name that does not resolve (`.invalid` never does, RFC 6761; the resolver
+/// answers without asking the internet) is given up after a few attempts, not the
+/// default ten retries' two minutes, and said at once.
+#[test]
+fn a_download_from_a_name_that_does_not_resolve_gives_up_soon_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.idx");
+    let started = std::time::Instant::now();
+    let r = std_veilkit()
+        .args(["breach", "download", "--source"])
+        .arg("http://user:s3cret@no-such-host.invalid/range/{prefix}")
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.starts_with("veilkit: warning: range "), "{err}");
+    assert!(err.contains("dns error"), "{err}");
+    assert!(err.contains("(after 3 attempts)"), "{err}");
+    assert!(!err.contains("s3cret"), "{err}");
+    // The default ten retries wait at least a minute in all; three attempts, seconds (plus
+    // what the resolver takes to answer).
+    assert!(took < std::time::Duration::from_secs(45), "{took:?}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]

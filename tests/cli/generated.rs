@@ -125,4 +125,27 @@ fn completions_and_man_pages_come_from_the_installed_binary() {
         .unwrap();
     assert_eq!(not_dir.status.code(), Some(2));
     assert!(stderr_of(&not_dir).contains("not a directory"));
+    // A folder not made yet (~/.local/share/man/man1 on a fresh account) is made, as the
+    // README's command expects.
+    let fresh = dir.path().join("share/man/man1");
+    veilkit().args(["-q", "man"]).arg(&fresh).assert().success();
+    assert_eq!(std::fs::read_dir(&fresh).unwrap().count(), written.len());
+}
+
+/// `veilkit help SUB` (and `veilkit breach help query`) print the same help as `--help`,
+/// as git and cargo do.
+#[test]
+fn help_subcommand_prints_the_subcommands_help() {
+    for (via_help, via_flag) in [
+        (vec!["help", "records"], vec!["records", "--help"]),
+        (
+            vec!["breach", "help", "query"],
+            vec!["breach", "query", "--help"],
+        ),
+    ] {
+        let a = crate::common::veilkit().args(&via_help).output().unwrap();
+        let b = crate::common::veilkit().args(&via_flag).output().unwrap();
+        assert_eq!(a.status.code(), Some(0), "{via_help:?}");
+        assert_eq!(a.stdout, b.stdout, "{via_help:?}");
+    }
 }

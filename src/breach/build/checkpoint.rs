@@ -4,10 +4,10 @@
 
 use super::BuildError;
 use crate::breach::coverage::Coverage;
+use crate::breach::format::PREFIXES;
 use crate::breach::format::{
     BLOCK_SIZE, ESTIMATE_RECORDS, GROUP_BITS, MAX_TABLE_BITS, OVERFLOW_ENTRY, Wide,
 };
-use crate::breach::ranges::PREFIXES;
 
 /// [`Checkpoint::table_bits`] of a build that has not yet chosen its parameters: its
 /// hashes so far are held ([`Checkpoint::pending`]), none written.

@@ -139,7 +139,7 @@ impl Writer {
         if bucket >= self.next_bucket {
             self.pass_buckets(bucket)?;
         }
-        self.coverage.note(crate::breach::ranges::prefix_of(&hash));
+        self.coverage.note(crate::breach::format::prefix_of(&hash));
         let sat = p.saturated();
         if count >= sat {
             let mut e = [0u8; OVERFLOW_ENTRY];

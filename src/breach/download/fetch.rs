@@ -8,8 +8,7 @@ use super::super::HashKind;
 use super::body::{self, BodyError, MAX_BODY, Packed};
 use super::budget::{Budget, Held};
 use super::decode::{Decoder, Encoding};
-use super::journal::MAX_VALIDATOR;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The public range API.
@@ -85,6 +84,10 @@ impl Source {
     }
 }
 
+/// The longest ETag or Last-Modified kept; longer ones are not kept (the range is then
+/// fetched unconditionally by `update`).
+pub const MAX_VALIDATOR: usize = 1024;
+
 /// How to fetch.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -100,7 +103,40 @@ pub struct Options {
     pub cacert: Option<Vec<u8>>,
     /// The content codings asked for, most wanted first (`Accept-Encoding`).
     pub accept: Vec<Encoding>,
+    /// Told of every retry before its wait, so that a user hears at once why nothing
+    /// arrives (an unreachable mirror, a name that does not resolve).
+    pub on_retry: Option<RetryHook>,
 }
+
+/// What [`Options::on_retry`] is told.
+#[derive(Debug, Clone)]
+pub struct Retrying {
+    /// The range, in hex.
+    pub prefix: String,
+    /// What failed (never the source's user information).
+    pub problem: String,
+    /// The attempt that failed, from 1, and the most that will be made.
+    pub attempt: u32,
+    /// Attempts at most.
+    pub of: u32,
+    /// The wait before the next.
+    pub delay: Duration,
+}
+
+/// A callback told of each retry ([`Options::on_retry`]).
+#[derive(Clone)]
+pub struct RetryHook(pub Arc<dyn Fn(&Retrying) + Send + Sync>);
+
+impl std::fmt::Debug for RetryHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RetryHook")
+    }
+}
+
+/// Attempts at most for a range whose host name does not resolve: a name that does not
+/// exist seldom comes to exist within seconds, and every range would wait the whole
+/// backoff for it (almost two minutes at the default ten retries).
+pub const UNRESOLVED_ATTEMPTS: u32 = 3;
 
 /// The codings asked for by default: Zstandard, then gzip. Not Brotli: on range bodies
 /// it saves about a twentieth of gzip's bytes and takes twice gzip's CPU to decode
@@ -116,6 +152,7 @@ impl Default for Options {
             backoff: Duration::from_millis(250),
             cacert: None,
             accept: DEFAULT_ACCEPT.to_vec(),
+            on_retry: None,
         }
     }
 }
@@ -170,6 +207,8 @@ pub enum FetchError {
 /// One attempt's failure: retry (after at least the delay given), or give up.
 enum Failure {
     Retry(String, Option<Duration>),
+    /// The host name did not resolve: retried [`UNRESOLVED_ATTEMPTS`] times at most.
+    Unresolved(String),
     Fatal(String),
 }
 
@@ -188,8 +227,8 @@ pub struct Fetcher {
 impl Fetcher {
     /// A client for `source`.
     pub fn new(source: Source, kind: HashKind, options: Options) -> Result<Fetcher, FetchError> {
-        // reqwest is built without a crypto provider; ring is this process's.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        // reqwest is built without a crypto provider: this process's is crate::tls's.
+        let _ = crate::tls::provider().install_default();
         let mut b = reqwest::Client::builder()
             .user_agent(concat!(
                 "veilkit/",
@@ -252,8 +291,14 @@ impl Fetcher {
                         attempts: attempt,
                     });
                 }
-                Failure::Retry(problem, after) => {
-                    if attempt > self.options.retries {
+                Failure::Retry(..) | Failure::Unresolved(_) => {
+                    let (problem, after, of) = match failure {
+                        Failure::Retry(p, after) => (p, after, self.options.retries + 1),
+                        Failure::Unresolved(p) | Failure::Fatal(p) => {
+                            (p, None, UNRESOLVED_ATTEMPTS.min(self.options.retries + 1))
+                        }
+                    };
+                    if attempt >= of {
                         return Err(FetchError::Range {
                             prefix: hex,
                             problem,
@@ -261,6 +306,15 @@ impl Fetcher {
                         });
                     }
                     let delay = after.unwrap_or_else(|| backoff(self.options.backoff, attempt));
+                    if let Some(hook) = &self.options.on_retry {
+                        (hook.0)(&Retrying {
+                            prefix: hex,
+                            problem,
+                            attempt,
+                            of,
+                            delay,
+                        });
+                    }
                     tokio::time::sleep(delay).await;
                 }
             }
@@ -286,10 +340,16 @@ impl Fetcher {
             }
         }
         let mut resp = req.send().await.map_err(|e| {
-            if e.is_redirect() {
-                Failure::Fatal(chain(&e.without_url()))
+            // Without the URL, which may hold the source's user information: the
+            // error names the range, and the source is the user's own.
+            let (redirect, connect) = (e.is_redirect(), e.is_connect());
+            let problem = chain(&e.without_url());
+            if redirect {
+                Failure::Fatal(problem)
+            } else if connect && problem.contains("dns error") {
+                Failure::Unresolved(problem)
             } else {
-                Failure::Retry(chain(&e), None)
+                Failure::Retry(problem, None)
             }
         })?;
         let status = resp.status();
@@ -345,7 +405,12 @@ impl Fetcher {
                     raw.extend_from_slice(&c);
                 }
                 Ok(None) => break,
-                Err(e) => return Err(Failure::Retry(format!("body: {}", chain(&e)), None)),
+                Err(e) => {
+                    return Err(Failure::Retry(
+                        format!("body: {}", chain(&e.without_url())),
+                        None,
+                    ));
+                }
             }
         }
         let mut decoder = self.decoder.lock().unwrap_or_else(|e| e.into_inner());

@@ -21,9 +21,8 @@ use xxhash_rust::xxh3::xxh3_64;
 
 const MAGIC: &[u8; 8] = b"VKDLJ001";
 
-/// The longest ETag or Last-Modified kept; longer ones are not kept (the range is then
-/// fetched unconditionally by `update`).
-pub const MAX_VALIDATOR: usize = 1024;
+/// The longest ETag or Last-Modified kept (defined where they are received).
+pub use super::fetch::MAX_VALIDATOR;
 
 /// One completed range.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -328,7 +327,7 @@ fn read_entry(r: &mut impl Read, want: Option<u32>) -> io::Result<Option<(Entry,
     let etag_len = usize::from(u16::from_le_bytes([head[8], head[9]]));
     let lm_len = usize::from(u16::from_le_bytes([head[10], head[11]]));
     if want.is_some_and(|w| prefix != w)
-        || prefix >= super::super::ranges::PREFIXES
+        || prefix >= super::super::format::PREFIXES
         || packed_len > MAX_BODY
         || etag_len > MAX_VALIDATOR
         || lm_len > MAX_VALIDATOR

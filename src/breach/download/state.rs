@@ -230,7 +230,7 @@ impl<'a> Cursor<'a> {
 fn decode(body: &[u8], at: u32) -> Option<(u32, Checkpoint, Vec<Validators>)> {
     let mut c = Cursor(body);
     let next = c.u32()?;
-    if next <= at || next > super::super::ranges::PREFIXES {
+    if next <= at || next > super::super::format::PREFIXES {
         return None;
     }
     let table_bits = c.u32()?;

@@ -3,8 +3,8 @@
 //! update's summary counts every range, not only its own run's.
 
 use super::body::Change;
+use crate::breach::format::prefix_of;
 use crate::breach::index::{Index, IndexError};
-use crate::breach::ranges::prefix_of;
 
 /// Of the ranges before `end`: how many differ between `old` and `new`, and how many
 /// hashes were added, removed and recounted in them. One pass over both indexes in hash

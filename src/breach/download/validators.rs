@@ -77,7 +77,7 @@ pub fn read(
     kind: HashKind,
     identity: u64,
 ) -> Result<Vec<super::fetch::Validators>, String> {
-    let ranges = super::super::ranges::PREFIXES as usize;
+    let ranges = super::super::format::PREFIXES as usize;
     let mut out = Vec::with_capacity(ranges);
     let mut lines = crate::streams::Lines::with_cap(input, 4096);
     let mut end = None;
@@ -134,7 +134,7 @@ mod tests {
         {
             let mut sink: &mut (dyn Write + Send) = &mut text;
             let mut w = Writer::new(&mut sink, HashKind::Ntlm);
-            for prefix in 0..super::super::super::ranges::PREFIXES {
+            for prefix in 0..super::super::super::format::PREFIXES {
                 let entry = Entry {
                     prefix,
                     etag: (prefix % 3 == 0).then(|| format!("\"t{prefix}\"")),

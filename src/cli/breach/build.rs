@@ -1,9 +1,9 @@
 //! `veilkit breach build`: a dump into an index.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
+use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
 use super::super::report::info;
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use crate::breach::HashKind;
 use crate::breach::build::{self, Options, Source};
 use crate::breach::index::Index;
@@ -92,7 +92,7 @@ pub enum TierArg {
 
 // Arguments of `veilkit breach build`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The dump: a file, `-` for standard input, or a per-prefix directory; for the
     /// smaller tiers also an exact index.

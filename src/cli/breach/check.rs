@@ -1,8 +1,9 @@
 //! `veilkit breach check`: passwords typed at a hidden prompt.
 
-use super::super::generate::{EXIT_LOOKUP, ManExtra};
+use super::super::manual::{EXIT_LOOKUP, ManExtra};
 use super::super::report::Interrupted;
-use super::super::{Global, Status, signals};
+use super::super::signals;
+use super::super::status::{Global, Status};
 use crate::breach::common;
 use crate::breach::tier::AnyIndex;
 use anyhow::Context;
@@ -48,7 +49,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit breach check`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The index [default: the embedded list of common passwords].
     #[arg(short, long, value_name = "INDEX")]
@@ -58,6 +59,11 @@ pub struct Args {
     /// without touching INDEX.
     #[arg(long, value_name = "FILTER", requires = "index")]
     pub filter: Option<PathBuf>,
+
+    /// A password given as an argument: refused, without echoing it (clap's own error
+    /// would quote it).
+    #[arg(hide = true, allow_hyphen_values = true, value_name = "PASSWORD")]
+    pub refused: Vec<std::ffi::OsString>,
 }
 
 /// The answer for one password.
@@ -112,6 +118,14 @@ fn answer(index: Option<&AnyIndex>, password: &[u8]) -> anyhow::Result<(bool, St
 
 /// Runs `veilkit breach check`.
 pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
+    if !args.refused.is_empty() {
+        return Err(super::super::report::hinted(
+            "breach check: passwords are never taken as arguments (a command line stays in \
+             shell history and is visible to other users in ps)",
+            "run `veilkit breach check` and type it at the prompt (not echoed), or pipe \
+             passwords to `veilkit breach query --passwords`",
+        ));
+    }
     let index = match &args.index {
         Some(p) => {
             let index = super::open_any(p, args.filter.as_deref())?;
@@ -134,7 +148,14 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
             signals::restore_tty();
             let password = match read {
                 Ok(p) => Zeroizing::new(p),
-                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                    // Ctrl-D leaves the cursor after the prompt: end its line, so the
+                    // shell's prompt starts on a line of its own.
+                    if std::io::stderr().is_terminal() {
+                        let _ = writeln!(std::io::stderr());
+                    }
+                    break;
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
                     return Err(anyhow::Error::new(Interrupted));
                 }

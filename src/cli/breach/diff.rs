@@ -1,8 +1,8 @@
 //! `veilkit breach diff`: what changed between two indexes.
 
-use super::super::generate::ManExtra;
+use super::super::manual::ManExtra;
 use super::super::output::Bar;
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use anyhow::Context;
 use std::path::PathBuf;
 
@@ -39,7 +39,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit breach diff`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The older index.
     #[arg(value_name = "OLD_INDEX")]

@@ -1,10 +1,10 @@
 //! `veilkit breach download`: the range API straight into an index.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::input::read_small;
+use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
 use super::super::report::{hinted, info, warn, with_hint};
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use super::build::{KindArg, TierArg, convert};
 use crate::breach::HashKind;
 use crate::breach::download::decode::Encoding;
@@ -12,6 +12,7 @@ use crate::breach::download::{self, DownloadError, fetch, validators};
 use crate::breach::index::Index;
 use anyhow::Context;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// One line for the command list.
@@ -144,15 +145,44 @@ impl WireArgs {
                 timeout: Duration::from_secs(self.timeout),
                 cacert,
                 accept: self.accept_encoding.clone(),
+                on_retry: Some(retry_notices()),
                 ..fetch::Options::default()
             },
         )?)
     }
 }
 
+/// Says on stderr, at once, what is retried and why: the first retry, then at most one
+/// line every 10 s (with how many retries it stands for), so that a source that cannot
+/// be reached is never a silent wait, nor a flood of one line per range.
+fn retry_notices() -> fetch::RetryHook {
+    const EVERY: Duration = Duration::from_secs(10);
+    let last: Mutex<(Option<Instant>, u64)> = Mutex::new((None, 0));
+    fetch::RetryHook(std::sync::Arc::new(move |r: &fetch::Retrying| {
+        let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+        last.1 += 1;
+        if last.0.is_some_and(|at| at.elapsed() < EVERY) {
+            return;
+        }
+        let others = match last.1 - 1 {
+            0 => String::new(),
+            n => format!(" ({n} other retries since the last such line)"),
+        };
+        warn(format!(
+            "range {}: {}; attempt {} of {}, retrying in {:.1} s{others}",
+            r.prefix,
+            r.problem,
+            r.attempt,
+            r.of,
+            r.delay.as_secs_f64()
+        ));
+        *last = (Some(Instant::now()), 0);
+    }))
+}
+
 // Arguments of `veilkit breach download`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The index to write.
     #[arg(short, long, value_name = "INDEX")]
@@ -238,7 +268,7 @@ impl Kept {
     }
 
     /// Whether a rerun has something to continue from.
-    fn any(&self) -> bool {
+    pub fn any(&self) -> bool {
         [&self.journal, &self.state]
             .iter()
             .any(|p| p.metadata().is_ok_and(|m| m.is_file() && m.len() > 0))
@@ -316,6 +346,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     };
     let mut discard = std::io::sink();
     let bar = Bar::ranges(global, "ranges");
+    // What an earlier run kept: a failure of this one that built no range leaves it as
+    // it was, and removes what this run made.
+    let resuming = kept.any();
     let mut target = kept.open_index()?;
     let check = space_check(&dir, &args.output, &bar);
     let stats = {
@@ -341,8 +374,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             &bar,
         )
     };
+    let built = bar.position();
     bar.finish();
-    let stats = stats.map_err(|e| explain(e, &kept, &args.output))?;
+    let stats = stats.map_err(|e| failed(e, &kept, resuming, built, &args.output))?;
     let summary = stats.build.as_ref().expect("a finished download has built");
     let fetch_secs = started.elapsed().as_secs_f64();
     if exact {
@@ -392,6 +426,23 @@ pub fn warn_empty_ranges(ranges: &crate::breach::coverage::Ranges) {
             crate::breach::ranges::PREFIXES,
         ));
     }
+}
+
+/// A failed download's error ([`explain`]), once what this run made is removed when it
+/// built no range (`built`, the progress bar's position before it finished) and no
+/// earlier run had kept anything (`resuming` false): a source that cannot be reached
+/// leaves nothing behind.
+pub fn failed(
+    e: DownloadError,
+    files: &Kept,
+    resuming: bool,
+    built: u64,
+    output: &Path,
+) -> anyhow::Error {
+    if !resuming && built == 0 {
+        let _ = files.remove();
+    }
+    explain(e, files, output)
 }
 
 /// A failed download's error, saying that the journal keeps what was done (when there

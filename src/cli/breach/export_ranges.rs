@@ -1,9 +1,9 @@
 //! `veilkit breach export-ranges`: an index as the public range API's files.
 
-use super::super::generate::ManExtra;
+use super::super::manual::ManExtra;
 use super::super::output::{Bar, is_stdio};
 use super::super::report::{HintExt, counted};
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 
@@ -27,7 +27,7 @@ removed by the next export to DIR.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
-    exit_status: super::super::generate::EXIT_PLAIN,
+    exit_status: super::super::manual::EXIT_PLAIN,
     uses_keys: false,
     environment: &[],
     examples: &[
@@ -44,7 +44,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit breach export-ranges`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The index.
     #[arg(short, long, value_name = "INDEX")]

@@ -1,7 +1,7 @@
 //! `veilkit breach info`: what an index holds.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
-use super::super::{Global, Status};
+use super::super::manual::{EXIT_PLAIN, ManExtra};
+use super::super::status::{Global, Status};
 use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
@@ -30,7 +30,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit breach info`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The index.
     #[arg(value_name = "INDEX")]

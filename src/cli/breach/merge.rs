@@ -1,9 +1,9 @@
 //! `veilkit breach merge`: apply re-downloaded ranges to an index.
 
-use super::super::generate::ManExtra;
+use super::super::manual::ManExtra;
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
 use super::super::report::counted;
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use anyhow::Context;
 use std::path::PathBuf;
 
@@ -21,7 +21,7 @@ atomically; `veilkit breach diff INDEX NEW_INDEX` shows what changed.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
-    exit_status: super::super::generate::EXIT_PLAIN,
+    exit_status: super::super::manual::EXIT_PLAIN,
     uses_keys: false,
     environment: &[],
     examples: &[(
@@ -32,7 +32,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit breach merge`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The current index.
     #[arg(value_name = "INDEX")]

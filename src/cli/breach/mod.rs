@@ -13,8 +13,8 @@ pub mod serve;
 pub mod update;
 pub mod verify;
 
-use super::generate::{EXIT_PLAIN, ManExtra};
-use super::{Global, Status};
+use super::manual::{EXIT_PLAIN, ManExtra};
+use super::status::{Global, Status};
 use clap::Subcommand;
 
 /// One line for the command list.
@@ -55,7 +55,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit breach`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::manual::examples_help(&MAN))]
 pub struct Args {
     #[command(subcommand)]
     pub command: Command,

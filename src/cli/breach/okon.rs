@@ -1,7 +1,7 @@
 //! `veilkit breach okon`: okon-cli's check, for `keepassxc-cli analyze --okon`.
 
-use super::super::generate::ManExtra;
-use super::super::{Global, Status};
+use super::super::manual::ManExtra;
+use super::super::status::{Global, Status};
 use crate::breach::HashKind;
 use anyhow::Context;
 use std::io::Write;
@@ -59,7 +59,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit breach okon` (okon-cli's check).
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The SHA-1 index (any tier; any file name).
     #[arg(long, value_name = "INDEX")]

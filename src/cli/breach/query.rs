@@ -1,7 +1,7 @@
 //! `veilkit breach query`: hashes or passwords from stdin (or hashes as arguments).
 
-use super::super::generate::{EXIT_LOOKUP, ManExtra};
-use super::super::{Global, Status};
+use super::super::manual::{EXIT_LOOKUP, ManExtra};
+use super::super::status::{Global, Status};
 use crate::breach::query::{self, Input, QueryError, Source};
 use anyhow::Context;
 use std::io::Read;
@@ -57,7 +57,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit breach query`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The index [default: none; only --passwords works without one].
     #[arg(short, long, value_name = "INDEX")]
@@ -161,6 +161,22 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         Err(QueryError::Line { line, problem }) if from_args => {
             Err(anyhow::anyhow!("argument {line}: {problem}"))
         }
+        // Text that is not a hash, given where hashes are read: most often a password
+        // piped without --passwords (a line of a hash's length is a hash of another kind).
+        Err(
+            e @ QueryError::Line {
+                problem:
+                    query::LineProblem::NotHex
+                    | query::LineProblem::HashLength {
+                        found: 0..=31 | 33..=39 | 41..,
+                        ..
+                    },
+                ..
+            },
+        ) if !args.passwords => Err(super::super::report::with_hint(
+            anyhow::Error::new(e).context(where_),
+            "to look up passwords rather than hashes, add --passwords",
+        )),
         Err(e @ QueryError::Line { .. }) => Err(anyhow::Error::new(e).context(where_)),
         Err(e @ QueryError::Write(_)) => Err(anyhow::Error::new(e)).context("stdout"),
         Err(e @ (QueryError::Read(_) | QueryError::TooLong(_))) => {

@@ -1,9 +1,9 @@
 //! `veilkit breach serve`: the HIBP range API on a local port.
 
-use super::super::generate::ManExtra;
+use super::super::manual::ManExtra;
 use super::super::output::Bar;
 use super::super::report::{info, warn};
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use crate::breach::serve::{self, Current, Limits, Service};
 use anyhow::Context;
 use std::net::SocketAddr;
@@ -74,7 +74,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit breach serve`.
 #[derive(Debug, Clone, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// An index to serve (give -i twice for a SHA-1 and an NTLM index).
     #[arg(short, long = "index", value_name = "INDEX", required = true)]

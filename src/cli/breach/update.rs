@@ -1,11 +1,11 @@
 //! `veilkit breach update`: refresh an index from the range API, fetching only the
 //! ranges that changed.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
+use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
 use super::super::report::{info, warn};
-use super::super::{Global, Status};
-use super::download::{Kept, WireArgs, explain, space_check, validators_path, warn_empty_ranges};
+use super::super::status::{Global, Status};
+use super::download::{Kept, WireArgs, failed, space_check, validators_path, warn_empty_ranges};
 use crate::breach::download::{self, fetch, validators};
 use crate::breach::ranges::PREFIXES;
 use anyhow::Context;
@@ -50,7 +50,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit breach update`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The exact index to refresh.
     #[arg(value_name = "INDEX")]
@@ -118,6 +118,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     )?;
     let dir = crate::streams::parent_dir(out.path()).to_path_buf();
     let kept = Kept::of(out.path());
+    let resuming = kept.any();
     let mut index = kept.open_index()?;
     let bar = Bar::ranges(global, "ranges");
     let check = space_check(&dir, &target, &bar);
@@ -141,8 +142,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         &mut new_sidecar,
         &bar,
     );
+    let built = bar.position();
     bar.finish();
-    let stats = stats.map_err(|e| explain(e, &kept, &target))?;
+    let stats = stats.map_err(|e| failed(e, &kept, resuming, built, &target))?;
     let summary = stats.build.as_ref().expect("a finished update has built");
     drop(index);
     out.commit_file(&kept.index)

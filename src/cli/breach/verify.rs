@@ -1,9 +1,9 @@
 //! `veilkit breach verify`: check an index end to end.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
+use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::Bar;
 use super::super::report::info;
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use anyhow::Context;
 use std::path::PathBuf;
 
@@ -34,7 +34,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit breach verify`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The index.
     #[arg(value_name = "INDEX")]

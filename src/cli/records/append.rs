@@ -1,10 +1,10 @@
 //! `veilkit records append`: add or supersede records in place.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::input::read_input;
+use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::display_path;
 use super::super::report::{hinted, info};
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use super::{SecretArgs, open_file, records_error};
 use crate::records::input::{KeyField, parse};
 use std::path::PathBuf;
@@ -48,7 +48,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit records append`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The record file.
     #[arg(value_name = "FILE")]

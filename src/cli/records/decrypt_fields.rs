@@ -1,7 +1,7 @@
 //! `veilkit records decrypt-fields`: decrypt columns made by `encrypt-fields`.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
-use super::super::{Global, Status};
+use super::super::manual::{EXIT_PLAIN, ManExtra};
+use super::super::status::{Global, Status};
 use super::encrypt_fields::{FieldArgs, run_fields};
 use crate::records::fields;
 
@@ -33,7 +33,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit records decrypt-fields`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     #[command(flatten)]
     pub fields: FieldArgs,

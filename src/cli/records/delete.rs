@@ -1,8 +1,8 @@
 //! `veilkit records delete`: remove records in place.
 
-use super::super::generate::{EXIT_LOOKUP, ManExtra};
+use super::super::manual::{EXIT_LOOKUP, ManExtra};
 use super::super::report::info;
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use super::get_keys::{KeyInput, Step};
 use super::{SecretArgs, open_file, records_error};
 use std::path::PathBuf;
@@ -42,7 +42,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit records delete`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The record file.
     #[arg(value_name = "FILE")]

@@ -1,10 +1,10 @@
 //! `veilkit records encrypt-fields`: encrypt chosen columns of a CSV/TSV stream.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::input::open_input;
 use super::super::keysource::KeyArgs;
+use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Destination, NewFile, display_path, stdout_text};
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use crate::records::fields::{self, Field, Options};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -187,7 +187,7 @@ pub fn run_fields(args: &FieldArgs, opts: Options, f: FieldFn) -> anyhow::Result
 
 // Arguments of `veilkit records encrypt-fields`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     #[command(flatten)]
     pub fields: FieldArgs,

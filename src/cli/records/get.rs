@@ -1,8 +1,8 @@
 //! `veilkit records get`: records by key or number.
 
-use super::super::generate::{EXIT_LOOKUP, ManExtra};
+use super::super::manual::{EXIT_LOOKUP, ManExtra};
 use super::super::output::stdout_text;
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use super::get_keys::{KeyInput, Step};
 use super::{SecretArgs, open_file, records_error};
 use crate::records::batch::BatchError;
@@ -55,7 +55,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit records get`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The record file.
     #[arg(value_name = "FILE")]

@@ -1,9 +1,9 @@
 //! `veilkit records info`: what a record file holds.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::keysource::{ENV_KEY, ENV_KEY_FILE};
+use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::stdout_text;
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use super::{SecretArgs, open_file, records_error};
 use crate::records::file::CopyState;
 use anyhow::Context;
@@ -35,7 +35,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit records info`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The record file.
     #[arg(value_name = "FILE")]

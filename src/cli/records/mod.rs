@@ -12,10 +12,11 @@ pub mod rekey;
 pub mod seal;
 pub mod verify;
 
-use super::generate::{EXIT_PLAIN, ManExtra};
 use super::keysource::{ENV_KEY, ENV_KEY_FILE, KeyArgs};
+use super::manual::{EXIT_PLAIN, ManExtra};
 use super::report::{HintExt, Interrupted, hinted};
-use super::{Global, Status, signals};
+use super::signals;
+use super::status::{Global, Status};
 use crate::keys::Keyring;
 use crate::records::RecordsError;
 use crate::records::age::{Identity, Recipient};
@@ -80,7 +81,7 @@ pub const ENV_INPUT: &[(&str, &str)] = &[
 
 // Arguments of `veilkit records`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::manual::examples_help(&MAN))]
 pub struct Args {
     #[command(subcommand)]
     pub command: Command,

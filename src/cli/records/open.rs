@@ -1,8 +1,8 @@
 //! `veilkit records open`: the original bytes of a record file.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
+use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, Destination, NewFile, stdout_text};
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use super::{SecretArgs, open_file, records_error};
 use crate::records::RecordsError;
 use anyhow::Context;
@@ -43,7 +43,7 @@ const VERIFY_BUDGET: usize = 256 << 20;
 
 // Arguments of `veilkit records open`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The record file.
     #[arg(value_name = "FILE")]

@@ -1,10 +1,10 @@
 //! `veilkit records rekey`: add, remove or replace key slots; rotate the data key.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::keysource::load_file;
+use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, NewFile, create_output};
 use super::super::report::{hinted, info};
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use super::{KdfArgs, SecretArgs, open_file, read_passphrase, records_error};
 use crate::records::RecordsError;
 use crate::records::age::Recipient;
@@ -59,7 +59,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit records rekey`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The record file.
     #[arg(value_name = "FILE")]

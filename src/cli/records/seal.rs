@@ -1,10 +1,10 @@
 //! `veilkit records seal`: a record file into an encrypted one.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
 use super::super::input::read_input;
+use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
 use super::super::report::{hinted, info};
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use super::{FormatArg, KdfArgs, RecipientArgs, SecretArgs, records_error};
 use crate::records::file::{Settings, seal};
 use crate::records::format::{DEFAULT_PAGE_SIZE, InputFormat, Unlock};
@@ -72,7 +72,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit records seal`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The records: a file, or `-` for standard input.
     #[arg(value_name = "INPUT")]

@@ -1,9 +1,9 @@
 //! `veilkit records verify`: authenticate every page.
 
-use super::super::generate::{EXIT_PLAIN, ManExtra};
+use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::Bar;
 use super::super::report::info;
-use super::super::{Global, Status};
+use super::super::status::{Global, Status};
 use super::{SecretArgs, open_file, records_error};
 use std::path::PathBuf;
 
@@ -29,7 +29,7 @@ pub const MAN: ManExtra = ManExtra {
 
 // Arguments of `veilkit records verify`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = super::super::generate::examples_help(&MAN))]
+#[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
     /// The record file.
     #[arg(value_name = "FILE")]
