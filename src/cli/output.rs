@@ -224,6 +224,29 @@ pub struct Bar {
     bar: ProgressBar,
     /// Bytes received over the network (download bars).
     wire: Arc<AtomicU64>,
+    /// Progress lines for a long job whose stderr is not a terminal (a download from
+    /// cron or CI), as downloaders print in logs.
+    log: Option<LogLines>,
+}
+
+/// When a hidden bar next prints a progress line, and what it says.
+struct LogLines {
+    what: String,
+    every: std::time::Duration,
+    started: std::time::Instant,
+    /// Milliseconds after `started` of the next line.
+    next_ms: AtomicU64,
+}
+
+/// Seconds between progress lines when stderr is not a terminal: 60, or
+/// `VEILKIT_PROGRESS_EVERY`.
+fn log_every() -> std::time::Duration {
+    let secs = std::env::var("VEILKIT_PROGRESS_EVERY")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(60);
+    std::time::Duration::from_secs(secs)
 }
 
 impl Bar {
@@ -254,12 +277,66 @@ impl Bar {
     }
 
     /// A bar counting ranges of a download: ranges done, ranges/s, MB/s received, ETA.
+    /// Without a terminal (and without -q), a line of the same every minute instead.
     pub fn ranges(global: super::status::Global, what: &str) -> Bar {
-        Bar::new(
+        let mut bar = Bar::new(
             global,
             what,
             "{msg} [{bar:32}] {human_pos}/{human_len} ranges {rate} ranges/s {wire} eta {eta}",
-        )
+        );
+        if !global.quiet && !io::stderr().is_terminal() {
+            let every = log_every();
+            bar.log = Some(LogLines {
+                what: what.to_string(),
+                every,
+                started: std::time::Instant::now(),
+                next_ms: AtomicU64::new(every.as_millis() as u64),
+            });
+        }
+        bar
+    }
+
+    /// Prints a progress line when one is due (see [`Bar::ranges`]).
+    fn log_line(&self) {
+        let Some(log) = &self.log else { return };
+        let now = log.started.elapsed();
+        let due = log.next_ms.load(Ordering::Relaxed);
+        let now_ms = now.as_millis() as u64;
+        if now_ms < due
+            || log
+                .next_ms
+                .compare_exchange(
+                    due,
+                    now_ms + log.every.as_millis() as u64,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                )
+                .is_err()
+        {
+            return;
+        }
+        let (done, total) = (self.bar.position(), self.bar.length().unwrap_or(0));
+        let secs = now.as_secs_f64().max(1e-3);
+        let rate = done as f64 / secs;
+        let left = if rate > 0.0 && total > done {
+            format!(
+                ", about {} left",
+                human_duration((total - done) as f64 / rate)
+            )
+        } else {
+            String::new()
+        };
+        super::report::info(
+            super::status::Global::default(),
+            format!(
+                "{}: {done} of {total} ({:.1}%), {:.1} MB received, {} {}/s{left}",
+                log.what,
+                100.0 * done as f64 / total.max(1) as f64,
+                self.wire.load(Ordering::Relaxed) as f64 / 1e6,
+                human_rate(rate),
+                log.what,
+            ),
+        );
     }
 
     fn new(global: super::status::Global, what: &str, template: &str) -> Bar {
@@ -293,7 +370,11 @@ impl Bar {
             pb.set_style(style);
         }
         pb.set_message(what.to_string());
-        Bar { bar: pb, wire }
+        Bar {
+            bar: pb,
+            wire,
+            log: None,
+        }
     }
 
     /// Runs `f` with the bar hidden, so that output to the terminal is not garbled.
@@ -319,12 +400,23 @@ impl Progress for Bar {
     }
     fn advance(&self, delta: u64) {
         self.bar.inc(delta);
+        self.log_line();
     }
     fn phase(&self, what: &str) {
         self.bar.set_message(what.to_string());
     }
     fn transferred(&self, bytes: u64) {
         self.wire.fetch_add(bytes, Ordering::Relaxed);
+    }
+}
+
+/// A duration to the minute: `3 h 20 min`, `12 min`, `under a minute`.
+fn human_duration(secs: f64) -> String {
+    let m = (secs / 60.0).round() as u64;
+    match m {
+        0 => "under a minute".to_string(),
+        m if m < 60 => format!("{m} min"),
+        m => format!("{} h {} min", m / 60, m % 60),
     }
 }
 

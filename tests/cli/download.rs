@@ -646,3 +646,34 @@ fn a_download_s_memory_follows_a_byte_budget_whatever_the_server_sends() {
         peak >> 10
     );
 }
+
+/// Without a terminal (cron, CI), a long download prints a progress line every minute
+/// (`VEILKIT_PROGRESS_EVERY` seconds here) on stderr: ranges done of all, data received,
+/// rate and time left.
+#[test]
+fn a_download_without_a_terminal_prints_progress_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = build_from(dir.path(), "ref", &password_dump(2_000));
+    let server = Server::start_with(&[&reference], &[]);
+    let r = std_veilkit()
+        .args(["breach", "download", "--source"])
+        .arg(&server.url)
+        .arg("-o")
+        .arg(dir.path().join("got.idx"))
+        .env("VEILKIT_PROGRESS_EVERY", "1")
+        .output()
+        .unwrap();
+    let err = stderr_of(&r);
+    assert_eq!(r.status.code(), Some(0), "{err}");
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("veilkit: ranges: "))
+        .collect();
+    assert!(!lines.is_empty(), "no progress line: {err}");
+    for l in &lines {
+        assert!(
+            l.contains(" of 1048576 (") && l.contains("MB received") && l.contains("ranges/s"),
+            "{l}"
+        );
+    }
+}
