@@ -94,6 +94,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The index to write')
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'The hash kind [default: detected from the first line]')
             [CompletionResult]::new('--tier', '--tier', [CompletionResultType]::ParameterName, 'How much the index keeps')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Threads building filter shards [default: the number of processors]')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads building filter shards [default: the number of processors]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q')
@@ -118,6 +119,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--cacert', '--cacert', [CompletionResultType]::ParameterName, 'Extra trusted certificates (PEM file), beside the system''s')
             [CompletionResult]::new('--accept-encoding', '--accept-encoding', [CompletionResultType]::ParameterName, 'Content codings to ask for, most wanted first: zstd, gzip, br, identity. Brotli saves about a twentieth of gzip''s bytes and takes twice its CPU to decode')
             [CompletionResult]::new('--checkpoint-every', '--checkpoint-every', [CompletionResultType]::ParameterName, 'Ranges between two checkpoints of the index being written: at most this many are kept in the journal (fewer: a smaller journal, more syncs)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Threads building filter shards [default: the number of processors]')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads building filter shards [default: the number of processors]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q')
@@ -237,6 +239,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'An index to serve (give -i twice for a SHA-1 and an NTLM index)')
             [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'An index to serve (give -i twice for a SHA-1 and an NTLM index)')
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address or host name and port to listen on (`localhost:8000`, `[::1]:8000`; port 0: any free port). The first line on stderr is `veilkit: listening on http://ADDR:PORT`, with --quiet or without it')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads [default: the number of processors]')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads [default: the number of processors]')
             [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Connections served at once')
             [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Serve HTTPS with this certificate chain (PEM, the server''s certificate first), as openssl, mkcert or certbot write it; needs --tls-key')
@@ -723,6 +726,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             break
         }
         'veilkit;bench' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Thread counts for the nonce table, comma-separated; `max` is every core')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Thread counts for the nonce table, comma-separated; `max` is every core')
             [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Measure this breach index instead of a generated one')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q')

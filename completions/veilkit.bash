@@ -271,13 +271,17 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__bench)
-            opts="-q -h -V --quiet --quick --full --json --threads --index --tiny --help --version all ids nonces codecs breach records"
+            opts="-q -j -h -V --quiet --quick --full --json --threads --index --tiny --help --version all ids nonces codecs breach records"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -307,7 +311,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__build)
-            opts="-q -o -f -h -V --quiet --output --kind --tier --threads --allow-partial --force --help --version"
+            opts="-q -o -j -f -h -V --quiet --output --kind --tier --threads --allow-partial --force --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -330,6 +334,10 @@ _veilkit() {
                     return 0
                     ;;
                 --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -381,7 +389,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__download)
-            opts="-q -o -f -h -V --quiet --output --kind --tier --source --parallel --retries --timeout --cacert --accept-encoding --checkpoint-every --threads --force --help --version"
+            opts="-q -o -j -f -h -V --quiet --output --kind --tier --source --parallel --retries --timeout --cacert --accept-encoding --checkpoint-every --threads --force --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -432,6 +440,10 @@ _veilkit() {
                     return 0
                     ;;
                 --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -753,7 +765,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__serve)
-            opts="-q -i -h -V --quiet --index --listen --threads --max-connections --in-memory --tls-cert --tls-key --no-verify --help --version"
+            opts="-q -i -j -h -V --quiet --index --listen --threads --max-connections --in-memory --tls-cert --tls-key --no-verify --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -772,6 +784,10 @@ _veilkit() {
                     return 0
                     ;;
                 --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -87,6 +87,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --output 'The index to write'
             cand --kind 'The hash kind [default: detected from the first line]'
             cand --tier 'How much the index keeps'
+            cand -j 'Threads building filter shards [default: the number of processors]'
             cand --threads 'Threads building filter shards [default: the number of processors]'
             cand -q 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
             cand --quiet 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
@@ -110,6 +111,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --cacert 'Extra trusted certificates (PEM file), beside the system''s'
             cand --accept-encoding 'Content codings to ask for, most wanted first: zstd, gzip, br, identity. Brotli saves about a twentieth of gzip''s bytes and takes twice its CPU to decode'
             cand --checkpoint-every 'Ranges between two checkpoints of the index being written: at most this many are kept in the journal (fewer: a smaller journal, more syncs)'
+            cand -j 'Threads building filter shards [default: the number of processors]'
             cand --threads 'Threads building filter shards [default: the number of processors]'
             cand -q 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
             cand --quiet 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
@@ -220,6 +222,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand -i 'An index to serve (give -i twice for a SHA-1 and an NTLM index)'
             cand --index 'An index to serve (give -i twice for a SHA-1 and an NTLM index)'
             cand --listen 'The address or host name and port to listen on (`localhost:8000`, `[::1]:8000`; port 0: any free port). The first line on stderr is `veilkit: listening on http://ADDR:PORT`, with --quiet or without it'
+            cand -j 'Worker threads [default: the number of processors]'
             cand --threads 'Worker threads [default: the number of processors]'
             cand --max-connections 'Connections served at once'
             cand --tls-cert 'Serve HTTPS with this certificate chain (PEM, the server''s certificate first), as openssl, mkcert or certbot write it; needs --tls-key'
@@ -658,6 +661,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
         &'veilkit;records;help;help'= {
         }
         &'veilkit;bench'= {
+            cand -j 'Thread counts for the nonce table, comma-separated; `max` is every core'
             cand --threads 'Thread counts for the nonce table, comma-separated; `max` is every core'
             cand --index 'Measure this breach index instead of a generated one'
             cand -q 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'

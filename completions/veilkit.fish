@@ -74,7 +74,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_
 compact\t'Truncated keys with exact counts (7 bytes per hash)'
 filter\t'Binary fuse filter, 16-bit fingerprints (2.25 bytes per hash, no counts)'
 filter-small\t'Binary fuse filter, 8-bit fingerprints (1.13 bytes per hash, no counts)'"
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -l threads -d 'Threads building filter shards [default: the number of processors]' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s j -l threads -d 'Threads building filter shards [default: the number of processors]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -l allow-partial -d 'Build from a per-prefix directory that lacks range files (an interrupted download): the index is marked partial, and `info` and `query` say so'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from build" -s f -l force -d 'Replace INDEX if it exists'
@@ -94,7 +94,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l cacert -d 'Extra trusted certificates (PEM file), beside the system\'s' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l accept-encoding -d 'Content codings to ask for, most wanted first: zstd, gzip, br, identity. Brotli saves about a twentieth of gzip\'s bytes and takes twice its CPU to decode' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l checkpoint-every -d 'Ranges between two checkpoints of the index being written: at most this many are kept in the journal (fewer: a smaller journal, more syncs)' -r
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -l threads -d 'Threads building filter shards [default: the number of processors]' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s j -l threads -d 'Threads building filter shards [default: the number of processors]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s f -l force -d 'Replace INDEX if it exists'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from download" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -149,7 +149,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from diff" -s V -l version -d 'Print version'
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s i -l index -d 'An index to serve (give -i twice for a SHA-1 and an NTLM index)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l listen -d 'The address or host name and port to listen on (`localhost:8000`, `[::1]:8000`; port 0: any free port). The first line on stderr is `veilkit: listening on http://ADDR:PORT`, with --quiet or without it' -r
-complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l threads -d 'Worker threads [default: the number of processors]' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -s j -l threads -d 'Worker threads [default: the number of processors]' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l max-connections -d 'Connections served at once' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l tls-cert -d 'Serve HTTPS with this certificate chain (PEM, the server\'s certificate first), as openssl, mkcert or certbot write it; needs --tls-key' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand breach; and __fish_seen_subcommand_from serve" -l tls-key -d 'The private key of --tls-cert (PEM: PKCS#8, PKCS#1 RSA or SEC1 EC)' -r -F
@@ -449,7 +449,7 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from help" -f -a "encrypt-fields" -d 'Encrypt chosen CSV/TSV columns, with keyed token columns for equality lookups'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from help" -f -a "decrypt-fields" -d 'Decrypt CSV/TSV columns made by encrypt-fields and drop their token columns'
 complete -c veilkit -n "__fish_veilkit_using_subcommand records; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l threads -d 'Thread counts for the nonce table, comma-separated; `max` is every core' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -s j -l threads -d 'Thread counts for the nonce table, comma-separated; `max` is every core' -r
 complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l index -d 'Measure this breach index instead of a generated one' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -s q -l quiet -d 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
 complete -c veilkit -n "__fish_veilkit_using_subcommand bench" -l quick -d 'Small workloads: everything within 10 seconds'

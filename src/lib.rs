@@ -11,6 +11,7 @@ pub mod bench;
 pub mod block;
 pub mod breach;
 pub mod cli;
+pub mod cpu;
 pub mod delimited;
 #[doc(hidden)]
 pub mod fuzz;

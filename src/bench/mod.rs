@@ -326,37 +326,7 @@ pub fn machine() -> Machine {
                 .map(|(_, v)| v.trim().to_string())
         })
         .unwrap_or_else(|| "unknown processor".to_string());
-    let mut features = Vec::new();
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("aes") {
-            features.push("aes");
-        }
-        if std::arch::is_x86_feature_detected!("vaes") {
-            features.push("vaes");
-        }
-        if std::arch::is_x86_feature_detected!("pclmulqdq") {
-            features.push("pclmulqdq");
-        }
-        if std::arch::is_x86_feature_detected!("sha") {
-            features.push("sha");
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            features.push("avx2");
-        }
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            features.push("avx512f");
-        }
-    }
-    #[cfg(target_arch = "aarch64")]
-    {
-        if std::arch::is_aarch64_feature_detected!("aes") {
-            features.push("aes");
-        }
-        if std::arch::is_aarch64_feature_detected!("sha2") {
-            features.push("sha2");
-        }
-    }
+    let features = crate::cpu::features();
     Machine {
         cpu,
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),

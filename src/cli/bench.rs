@@ -110,7 +110,7 @@ pub struct Args {
     pub json: bool,
 
     /// Thread counts for the nonce table, comma-separated; `max` is every core.
-    #[arg(long, value_delimiter = ',', value_parser = parse_threads, default_value = "1,4,max", value_name = "N,...")]
+    #[arg(short = 'j', long, value_delimiter = ',', value_parser = parse_threads, default_value = "1,4,max", value_name = "N,...")]
     pub threads: Vec<usize>,
 
     /// Measure this breach index instead of a generated one.

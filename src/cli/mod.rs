@@ -29,6 +29,7 @@ pub mod report;
 pub mod signals;
 pub mod status;
 pub mod tree;
+pub mod version;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -96,7 +97,17 @@ pub fn main() -> ExitCode {
             Err(err) => report::error(&err).into(),
         };
     }
-    let cli = match Cli::try_parse_from(arguments()) {
+    let args = arguments();
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    // The build's details only when asked for: probing the processor costs a one-off
+    // command start-up time on a virtual machine (each cpuid a trap).
+    if args.iter().any(|a| a == "--version") {
+        cmd = cmd.long_version(&*Box::leak(version::long().into_boxed_str()));
+    }
+    let cli = match cmd
+        .try_get_matches_from(args)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => return report::clap_error(e).into(),
     };

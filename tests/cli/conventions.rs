@@ -271,3 +271,23 @@ fn a_full_disk_on_stdout_is_an_error_everywhere() {
         );
     }
 }
+
+/// `--version` gives the build's details (commit, cargo features, processor features
+/// compiled in and present), as `rg --version` does; `-V` stays one line.
+#[test]
+fn long_version_gives_the_builds_details() {
+    let long = veilkit().arg("--version").output().unwrap();
+    assert_eq!(long.status.code(), Some(0));
+    let text = String::from_utf8(long.stdout).unwrap();
+    assert!(
+        text.starts_with(concat!("veilkit ", env!("CARGO_PKG_VERSION"), " (rev ")),
+        "{text}"
+    );
+    assert!(text.contains("\nfeatures: "), "{text}");
+    assert!(text.contains("\nthis processor: "), "{text}");
+    let short = veilkit().arg("-V").output().unwrap();
+    assert_eq!(
+        String::from_utf8(short.stdout).unwrap(),
+        concat!("veilkit ", env!("CARGO_PKG_VERSION"), "\n")
+    );
+}

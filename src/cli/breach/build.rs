@@ -112,7 +112,7 @@ pub struct Args {
     pub tier: TierArg,
 
     /// Threads building filter shards [default: the number of processors].
-    #[arg(long, value_name = "N")]
+    #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<usize>,
 
     /// Build from a per-prefix directory that lacks range files (an interrupted

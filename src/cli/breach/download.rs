@@ -200,7 +200,7 @@ pub struct Args {
     pub wire: WireArgs,
 
     /// Threads building filter shards [default: the number of processors].
-    #[arg(long, value_name = "N")]
+    #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<usize>,
 
     /// Replace INDEX if it exists.

@@ -87,7 +87,7 @@ pub struct Args {
     pub listen: String,
 
     /// Worker threads [default: the number of processors].
-    #[arg(long, value_name = "N")]
+    #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<usize>,
 
     /// Connections served at once.
