@@ -7,7 +7,7 @@
 //! 2. Throughput (criterion): batch encode, the in-process line stream, and the peers the
 //!    issue names (FF1 from the `fpe` crate, sqids, hashids) measured in the same run.
 //!
-//! `cargo bench --bench ids`; `cargo bench --bench ids -- --quick` for a short run.
+//! `cargo bench --features bench --bench ids`; `cargo bench --features bench --bench ids -- --quick` for a short run.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use std::hint::black_box;

@@ -6,7 +6,7 @@
 //! Throughput is per byte *received* (compressed), the unit of a link's speed: at 1 Gbit/s
 //! (125 MB/s), a decoder at 250 MB/s costs half a core.
 //!
-//! `cargo bench --bench range_bodies`
+//! `cargo bench --features bench --bench range_bodies`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;

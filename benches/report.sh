@@ -56,7 +56,7 @@ for b in "${benches[@]}"; do
     extra=()
     # The ids bench compares single calls with chained rows; --quick keeps it short.
     [ "$b" = ids ] && extra=(-- --quick)
-    cargo bench --locked --quiet --bench "$b" "${extra[@]}" | tee "$out/$b.txt" >&2
+    cargo bench --locked --quiet --features bench --bench "$b" "${extra[@]}" | tee "$out/$b.txt" >&2
 done
 
 python3 benches/report.py "$out"

@@ -12,7 +12,7 @@
 //! - Crockford base32, 26 digits: veilkit's only (no crate writes a 128-bit number
 //!   right-aligned in 26 digits, as docs/IDS.md specifies), shared by ids and nonces.
 //!
-//! `cargo bench --bench text_codecs`
+//! `cargo bench --features bench --bench text_codecs`
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;

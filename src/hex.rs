@@ -1,7 +1,7 @@
 //! Hex, the one implementation every module uses. Decoding for the hot paths (ids,
 //! breach hashes): 16 digits per SSE2 vector on x86-64 (part of the baseline, so no
 //! run-time detection), 8 per 64-bit word elsewhere, with the lookup table as the
-//! reference; kept because `cargo bench --bench text_codecs` shows it faster than
+//! reference; kept because `cargo bench --features bench --bench text_codecs` shows it faster than
 //! `const-hex` on the 40-digit hashes of breach queries (6 ns against 10-13 ns) and on
 //! par on 32-digit ids. Encoding is `const-hex`'s, which that benchmark shows faster.
 
@@ -358,7 +358,7 @@ pub fn decode(text: &[u8], out: &mut [u8]) -> bool {
 
 /// Writes `bytes` as upper-case hex into the start of `out` (at least twice as long).
 /// The `const-hex` crate's encoder: about 3x faster than a table per byte
-/// (`cargo bench --bench text_codecs`).
+/// (`cargo bench --features bench --bench text_codecs`).
 #[inline]
 pub fn encode_upper(bytes: &[u8], out: &mut [u8]) {
     const_hex::encode_to_slice_upper(bytes, &mut out[..2 * bytes.len()])

@@ -4,7 +4,7 @@
 //!
 //! Why not a streaming decoder: a range body is small (about 75 KB at full scale) and
 //! arrives whole before it is checked, and a one-call decoder is the fastest there is
-//! (`cargo bench --bench range_bodies`: libdeflate inflates a full-scale body in 0.42x
+//! (`cargo bench --features bench --bench range_bodies`: libdeflate inflates a full-scale body in 0.42x
 //! the time of flate2's miniz_oxide, the decoder reqwest would use; Zstandard decodes
 //! the same body in 0.37x libdeflate's time, Brotli in 2x).
 //!

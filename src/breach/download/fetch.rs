@@ -140,7 +140,7 @@ pub const UNRESOLVED_ATTEMPTS: u32 = 3;
 
 /// The codings asked for by default: Zstandard, then gzip. Not Brotli: on range bodies
 /// it saves about a twentieth of gzip's bytes and takes twice gzip's CPU to decode
-/// (`cargo bench --bench range_bodies`); `--accept-encoding` asks for it.
+/// (`cargo bench --features bench --bench range_bodies`); `--accept-encoding` asks for it.
 pub const DEFAULT_ACCEPT: [Encoding; 2] = [Encoding::Zstd, Encoding::Gzip];
 
 impl Default for Options {
