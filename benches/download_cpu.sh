@@ -19,7 +19,7 @@
 # Needs nginx (Debian: nginx-light), python3, gzip and zstd.
 set -euo pipefail
 out=${1:-/tmp/download-cpu}
-veilkit=${VEILKIT:-target/dist/veilkit}
+veilkit=${VEILKIT:-target/release/veilkit}
 work=$(mktemp -d)
 port=8791
 mkdir -p "$work/bodies" "$out"

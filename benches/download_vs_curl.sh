@@ -17,7 +17,7 @@
 set -euo pipefail
 index=$1
 rounds=${2:-2}
-veilkit=${VEILKIT:-target/dist/veilkit}
+veilkit=${VEILKIT:-target/release/veilkit}
 tree=${TREE:-/tmp/bench-ranges}
 work=$(mktemp -d)
 port=8780

@@ -14,12 +14,12 @@
 #                 the floor of a three-round construction through pgcrypto
 #   page of 100   a view's page, keyset-paginated: SELECT * FROM api_users WHERE uid > 50000
 #                 ORDER BY uid LIMIT 100, over a 100k-row table, ids encoded in the view
-# Build first: cargo build --profile dist (the shipping build).
+# Build first: cargo build --release.
 set -euo pipefail
 ROUNDS=${1:-5}
 N=${2:-1000000}
 here=$(cd "$(dirname "$0")/.." && pwd)
-veilkit="$here/target/dist/veilkit"
+veilkit="$here/target/release/veilkit"
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$bin/initdb" ] || { echo "needs PostgreSQL: apt-get install postgresql postgresql-contrib" >&2; exit 1; }
 dir=$(mktemp -d)

@@ -14,13 +14,13 @@
 # for the same `veilkit encode < ids > out`, which buried every change to veilkit (`seq |
 # cat > out`, whose output is 79 MB, 0.46 s against 0.23). OVERWRITE=1 times that shape.
 #
-#   benches/ids_pipe.sh [ROUNDS]        (VEILKIT: the binary, default target/dist/veilkit)
+#   benches/ids_pipe.sh [ROUNDS]        (VEILKIT: the binary, default target/release/veilkit)
 #
 # BASELINE=/path/to/another/veilkit adds its encode and decode to each round (an older
 # build, to measure a change in the same run).
 set -euo pipefail
 rounds=${1:-11}
-veilkit=$(realpath "${VEILKIT:-target/dist/veilkit}")
+veilkit=$(realpath "${VEILKIT:-target/release/veilkit}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"

@@ -5,7 +5,7 @@
 //!
 //! Binaries: the dynamically linked release build (`CARGO_BIN_EXE_veilkit`) and, when it
 //! exists, the statically linked build as shipped (`cargo build-static`, found at
-//! `target/x86_64-unknown-linux-gnu/dist/veilkit`, or named by
+//! `target/x86_64-unknown-linux-gnu/release/veilkit`, or named by
 //! `VEILKIT_BENCH_STATIC_BIN`). Data: `VEILKIT_BENCH_DUMP` (a sorted dump, e.g. the
 //! team generator's `data/hibp-100m.txt`) with `VEILKIT_BENCH_INDEX` (its index); else
 //! a dump of `VEILKIT_BENCH_N` random hashes generated and indexed here.
@@ -108,7 +108,7 @@ fn main() {
     )];
     let static_bin = std::env::var_os("VEILKIT_BENCH_STATIC_BIN")
         .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/x86_64-unknown-linux-gnu/dist/veilkit"));
+        .unwrap_or_else(|| root.join("target/x86_64-unknown-linux-gnu/release/veilkit"));
     if let (Some(bin), Some(idx)) = (
         std::env::var_os("VEILKIT_BENCH_BASELINE_BIN"),
         std::env::var_os("VEILKIT_BENCH_BASELINE_INDEX"),

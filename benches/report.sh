@@ -5,7 +5,7 @@
 #
 #   benches/report.sh [--quick|--full] [BENCH...]
 #
-# Runs, in order, on this machine (the shipping build, profile dist):
+# Runs, in order, on this machine (the release build):
 #   1. `veilkit bench all --json` (--quick / --full pass through);
 #   2. each cargo bench named (default: the set below; `none` for none), output kept verbatim;
 #   3. benches/report.py, which writes the tables between the `<!-- generated:NAME -->`
@@ -37,7 +37,7 @@ fi
 
 out=target/report
 mkdir -p "$out"
-cargo build --profile dist --locked --quiet
+cargo build --release --locked --quiet
 {
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
     echo "cores: $(nproc)"
@@ -49,7 +49,7 @@ cargo build --profile dist --locked --quiet
 } >"$out/machine.txt"
 
 echo "== veilkit bench all ${scale[*]} --json" >&2
-target/dist/veilkit bench all "${scale[@]}" --json >"$out/bench.json"
+target/release/veilkit bench all "${scale[@]}" --json >"$out/bench.json"
 
 for b in "${benches[@]}"; do
     echo "== cargo bench --bench $b" >&2

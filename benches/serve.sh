@@ -12,8 +12,8 @@ index=${1:?usage: benches/serve.sh INDEX [seconds] [rounds]}
 secs=${2:-8}
 rounds=${3:-3}
 cd "$(dirname "$0")/.."
-cargo build --profile dist --quiet
-bin=target/dist/veilkit
+cargo build --release --quiet
+bin=target/release/veilkit
 ranges="${index%.*}.ranges"
 [ -d "$ranges" ] || "$bin" breach export-ranges -i "$index" -o "$ranges"
 work=$(mktemp -d)
