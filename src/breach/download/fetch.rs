@@ -283,41 +283,31 @@ impl Fetcher {
                 Err(f) => f,
             };
             let hex = String::from_utf8_lossy(&body::prefix_hex(prefix)).into_owned();
-            match failure {
-                Failure::Fatal(problem) => {
-                    return Err(FetchError::Range {
-                        prefix: hex,
-                        problem,
-                        attempts: attempt,
-                    });
-                }
-                Failure::Retry(..) | Failure::Unresolved(_) => {
-                    let (problem, after, of) = match failure {
-                        Failure::Retry(p, after) => (p, after, self.options.retries + 1),
-                        Failure::Unresolved(p) | Failure::Fatal(p) => {
-                            (p, None, UNRESOLVED_ATTEMPTS.min(self.options.retries + 1))
-                        }
-                    };
-                    if attempt >= of {
-                        return Err(FetchError::Range {
-                            prefix: hex,
-                            problem,
-                            attempts: attempt,
-                        });
-                    }
-                    let delay = after.unwrap_or_else(|| backoff(self.options.backoff, attempt));
-                    if let Some(hook) = &self.options.on_retry {
-                        (hook.0)(&Retrying {
-                            prefix: hex,
-                            problem,
-                            attempt,
-                            of,
-                            delay,
-                        });
-                    }
-                    tokio::time::sleep(delay).await;
-                }
+            let all = self.options.retries + 1;
+            let (problem, after, of) = match failure {
+                // An answer retrying cannot change: this attempt was the last.
+                Failure::Fatal(p) => (p, None, attempt),
+                Failure::Retry(p, after) => (p, after, all),
+                Failure::Unresolved(p) => (p, None, UNRESOLVED_ATTEMPTS.min(all)),
+            };
+            if attempt >= of {
+                return Err(FetchError::Range {
+                    prefix: hex,
+                    problem,
+                    attempts: attempt,
+                });
             }
+            let delay = after.unwrap_or_else(|| backoff(self.options.backoff, attempt));
+            if let Some(hook) = &self.options.on_retry {
+                (hook.0)(&Retrying {
+                    prefix: hex,
+                    problem,
+                    attempt,
+                    of,
+                    delay,
+                });
+            }
+            tokio::time::sleep(delay).await;
         }
     }
 
