@@ -230,6 +230,7 @@ fn main() {
         query::run(
             query::Source::Index(&index),
             Input::Hashes,
+            b'\n',
             &mut &text[..],
             &mut sink,
         )
@@ -251,6 +252,7 @@ fn main() {
         query::run(
             query::Source::Index(&index),
             Input::Passwords,
+            b'\n',
             &mut &pw[..],
             &mut sink,
         )

@@ -349,7 +349,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__check)
-            opts="-q -i -h -V --quiet --index --filter --help --version"
+            opts="-q -i -0 -h -V --quiet --index --filter --null --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -739,7 +739,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__query)
-            opts="-q -i -h -V --quiet --index --filter --passwords --keep-going --help --version"
+            opts="-q -i -0 -h -V --quiet --index --filter --passwords --null --keep-going --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

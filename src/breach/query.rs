@@ -88,14 +88,17 @@ const CHUNK: usize = 1 << 20;
 const BATCH: usize = 1024;
 
 /// Answers every line of `input`, in order. Stops at the first bad line after writing
-/// and flushing the answers before it.
+/// and flushing the answers before it. Lines end with `end`: `\n` (a `\r` before it is
+/// no part of the line, and a byte order mark before the first line is skipped) or
+/// [`crate::streams::NUL`] (`-0`: everything else is part of the line).
 pub fn run(
     source: Source<'_>,
     input: Input,
+    end: u8,
     reader: &mut dyn Read,
     output: &mut dyn Write,
 ) -> Result<Summary, QueryError> {
-    run_inner(source, input, reader, output, None)
+    run_inner(source, input, end, reader, output, None)
 }
 
 /// What [`run_keep_going`] calls with each bad line's number and problem.
@@ -107,16 +110,18 @@ pub type OnBad<'a> = &'a mut dyn FnMut(u64, &LineProblem);
 pub fn run_keep_going(
     source: Source<'_>,
     input: Input,
+    end: u8,
     reader: &mut dyn Read,
     output: &mut dyn Write,
     on_bad: OnBad<'_>,
 ) -> Result<Summary, QueryError> {
-    run_inner(source, input, reader, output, Some(on_bad))
+    run_inner(source, input, end, reader, output, Some(on_bad))
 }
 
 fn run_inner(
     source: Source<'_>,
     input: Input,
+    end: u8,
     reader: &mut dyn Read,
     output: &mut dyn Write,
     mut on_bad: Option<OnBad<'_>>,
@@ -124,8 +129,12 @@ fn run_inner(
     // Positions in the batch of lines answered `?`.
     let mut bad: Vec<usize> = Vec::new();
     // A byte order mark before the first line (a list saved by a Windows editor) is no
-    // part of a hash or a password: skipped, as `build` does.
-    let mut blocks = crate::streams::LineBlocks::new(reader).skipping_bom(true);
+    // part of a hash or a password: skipped, as `build` does. NUL-ended input is taken
+    // byte for byte.
+    let by_line = end == b'\n';
+    let mut blocks = crate::streams::LineBlocks::new(reader)
+        .skipping_bom(by_line)
+        .ending_with(end);
     let mut out: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
     let mut summary = Summary::default();
     let mut hashes: Vec<Wide> = Vec::with_capacity(BATCH);
@@ -145,20 +154,22 @@ fn run_inner(
                 break;
             }
         };
-        let tail = (buf.last() != Some(&b'\n')).then_some(buf.len());
+        let tail = (buf.last() != Some(&end)).then_some(buf.len());
         let mut pos = 0;
-        let mut ends = crate::streams::newlines(buf).chain(tail).peekable();
+        let mut ends = crate::streams::ends(buf, end).chain(tail).peekable();
         while ends.peek().is_some() && pending.is_none() {
             lines.clear();
             hashes.clear();
             bad.clear();
-            for end in ends.by_ref().take(BATCH) {
-                let mut line = &buf[pos..end];
-                if let [rest @ .., b'\r'] = line {
+            for at in ends.by_ref().take(BATCH) {
+                let mut line = &buf[pos..at];
+                if let [rest @ .., b'\r'] = line
+                    && by_line
+                {
                     line = rest;
                 }
                 lines.push((pos, pos + line.len()));
-                pos = end + 1;
+                pos = at + 1;
                 let parsed = parse_line(source, input, line);
                 match parsed {
                     Ok(h) => hashes.push(h),

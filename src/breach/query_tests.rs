@@ -166,7 +166,7 @@ proptest! {
         let mut named = Vec::new();
         let mut on_bad = |n: u64, p: &LineProblem| named.push((n, p.clone()));
         let mut reader = Pieces::new(&text, sizes.clone());
-        let summary = query::run_keep_going(Source::Index(&index), input, &mut reader, &mut out, &mut on_bad).unwrap();
+        let summary = query::run_keep_going(Source::Index(&index), input, b'\n', &mut reader, &mut out, &mut on_bad).unwrap();
         let want_out: String = want.iter().map(|w| w.clone().unwrap_or_else(|_| "?\n".into())).collect();
         prop_assert_eq!(String::from_utf8_lossy(&out), want_out);
         let want_named: Vec<_> = want.iter().enumerate()
@@ -181,7 +181,7 @@ proptest! {
         // Stopping at the first.
         let mut out = Vec::new();
         let mut reader = Pieces::new(&text, sizes);
-        let got = query::run(Source::Index(&index), input, &mut reader, &mut out);
+        let got = query::run(Source::Index(&index), input, b'\n', &mut reader, &mut out);
         let first_bad = want.iter().position(Result::is_err);
         let before: String = want[..first_bad.unwrap_or(want.len())].iter()
             .map(|w| w.clone().unwrap()).collect();

@@ -570,6 +570,7 @@ fn queries_of_hashes_and_passwords() {
     let s = query::run(
         query::Source::Index(&index),
         Input::Passwords,
+        b'\n',
         &mut &b"password\nnope\r\n123456"[..],
         &mut out,
     )
@@ -581,6 +582,7 @@ fn queries_of_hashes_and_passwords() {
     query::run(
         query::Source::Index(&index),
         Input::Hashes,
+        b'\n',
         &mut &q[..],
         &mut out,
     )
@@ -594,6 +596,7 @@ fn queries_of_hashes_and_passwords() {
     let err = query::run(
         query::Source::Index(&index),
         Input::Hashes,
+        b'\n',
         &mut &b"5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8\nxyz\n"[..],
         &mut out,
     )
@@ -608,6 +611,7 @@ fn queries_of_hashes_and_passwords() {
     query::run(
         query::Source::Common,
         Input::Passwords,
+        b'\n',
         &mut &b"password\nzzzzzzzz-not-common\n"[..],
         &mut out,
     )
@@ -619,7 +623,7 @@ fn queries_of_hashes_and_passwords() {
     // bad hash).
     let run = |source, input, text: &[u8]| {
         let mut out = Vec::new();
-        let r = query::run(source, input, &mut &text[..], &mut out).map(|s| s.lines);
+        let r = query::run(source, input, b'\n', &mut &text[..], &mut out).map(|s| s.lines);
         (
             String::from_utf8(out).unwrap(),
             r.map_err(|e| e.to_string()),
@@ -650,6 +654,63 @@ fn queries_of_hashes_and_passwords() {
         (
             "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:100\n".to_string(),
             Err("line 2: hash is 43 characters, expected 40 hex digits (SHA-1)".to_string())
+        )
+    );
+}
+
+/// `-0`: records end with NUL and hold any other byte; a newline, a carriage return or a
+/// byte order mark is part of the password, and a last record without its NUL counts.
+#[test]
+fn nul_ended_passwords_are_taken_byte_for_byte() {
+    let mut records = BTreeMap::new();
+    for p in ["password", "pass\nword", "123456\r"] {
+        let h = HashKind::Sha1.hash_password(p.as_bytes()).unwrap();
+        records.insert(h.to_be_bytes()[..20].to_vec(), p.len() as u64);
+    }
+    let bytes = build_bytes(dump_text(HashKind::Sha1, &records).as_bytes(), None).unwrap();
+    let index = super::tier::AnyIndex::Exact(Index::from_bytes(bytes).unwrap());
+    let run = |input, text: &[u8]| {
+        let mut out = Vec::new();
+        let s = query::run(
+            query::Source::Index(&index),
+            input,
+            crate::streams::NUL,
+            &mut &text[..],
+            &mut out,
+        );
+        (
+            String::from_utf8(out).unwrap(),
+            s.map(|s| s.lines).map_err(|e| e.to_string()),
+        )
+    };
+    assert_eq!(
+        run(
+            Input::Passwords,
+            b"pass\nword\x00123456\r\x00\xEF\xBB\xBFpassword\x00password"
+        ),
+        ("9\n7\n0\n8\n".to_string(), Ok(4))
+    );
+    // An empty record is a password too (the empty one), as with newlines.
+    assert_eq!(run(Input::Passwords, b"\x00"), ("0\n".to_string(), Ok(1)));
+    assert_eq!(
+        run(
+            Input::Hashes,
+            b"5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8\x00"
+        ),
+        (
+            "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:8\n".to_string(),
+            Ok(1)
+        )
+    );
+    // A carriage return is no line end here: the hash is 41 characters.
+    assert_eq!(
+        run(
+            Input::Hashes,
+            b"5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8\r\x00"
+        ),
+        (
+            String::new(),
+            Err("line 1: hash is 41 characters, expected 40 hex digits (SHA-1)".to_string())
         )
     );
 }

@@ -77,13 +77,33 @@ pub fn read_capped(reader: &mut dyn Read, cap: usize) -> io::Result<Vec<u8>> {
 }
 
 /// Reads lines from a [`BufRead`], reusing one buffer, counting lines from 1, and
-/// stripping the line end (`\n` or `\r\n`). Nothing else is trimmed. A line longer than
-/// [`LINE_CAP`] is an error ([`LineTooLong`] as an `InvalidData` I/O error).
+/// stripping the line end (`\n` or `\r\n`; with [`Lines::ending_with`]`(NUL)`, the NUL
+/// alone). Nothing else is trimmed. A line longer than [`LINE_CAP`] is an error
+/// ([`LineTooLong`] as an `InvalidData` I/O error).
 pub struct Lines<R> {
     reader: R,
     buf: Vec<u8>,
     line_no: u64,
     cap: usize,
+    end: u8,
+}
+
+/// The byte that ends a record of `-0`/`--null` input (as `find -print0`, `xargs -0`,
+/// `rg -0` write): a record may then hold any other byte, a newline or a carriage
+/// return included.
+pub const NUL: u8 = 0;
+
+/// Strips the end of a line read with `end` as its terminator: the terminator, and for
+/// `\n` a `\r` before it.
+#[inline]
+pub fn strip_end(line: &[u8], end: u8) -> &[u8] {
+    if end == b'\n' {
+        return strip_line_end(line);
+    }
+    match line {
+        [rest @ .., e] if *e == end => rest,
+        _ => line,
+    }
 }
 
 impl<R: BufRead> Lines<R> {
@@ -94,7 +114,14 @@ impl<R: BufRead> Lines<R> {
             buf: Vec::with_capacity(256),
             line_no: 0,
             cap: LINE_CAP,
+            end: b'\n',
         }
+    }
+
+    /// Records end with `end` in place of `\n` ([`NUL`] for `-0`).
+    pub fn ending_with(mut self, end: u8) -> Self {
+        self.end = end;
+        self
     }
 
     /// The same with another cap on line length (tests).
@@ -118,7 +145,7 @@ impl<R: BufRead> Lines<R> {
             if chunk.is_empty() {
                 break;
             }
-            let (take, done) = match memchr::memchr(b'\n', chunk) {
+            let (take, done) = match memchr::memchr(self.end, chunk) {
                 Some(i) => (i + 1, true),
                 None => (chunk.len(), false),
             };
@@ -139,7 +166,7 @@ impl<R: BufRead> Lines<R> {
             return Ok(None);
         }
         self.line_no += 1;
-        Ok(Some((self.line_no, strip_line_end(&self.buf))))
+        Ok(Some((self.line_no, strip_end(&self.buf, self.end))))
     }
 
     /// The number of the last line returned (0 before the first).
@@ -169,6 +196,8 @@ pub struct LineBlocks<'r> {
     at: Range<usize>,
     /// Whether a [`BOM`] at the start of the input is still to be skipped.
     skip_bom: bool,
+    /// The byte that ends a line.
+    end: u8,
 }
 
 /// What a line reader reads: any reader, whose bytes it copies into its own buffer, or
@@ -242,7 +271,15 @@ impl<'r> LineBlocks<'r> {
             chunk: Vec::new(),
             at: 0..0,
             skip_bom: false,
+            end: b'\n',
         }
+    }
+
+    /// Lines end with `end` in place of `\n` ([`NUL`] for `-0`): blocks then end with it,
+    /// and [`ends`] finds them.
+    pub fn ending_with(mut self, end: u8) -> Self {
+        self.end = end;
+        self
     }
 
     /// Skips a [`BOM`] at the start of the input (a list saved by a Windows editor), for
@@ -302,7 +339,7 @@ impl<'r> LineBlocks<'r> {
             let part = &self.chunk[self.at.clone()];
             if !self.buf.is_empty() {
                 // A line begun in an earlier chunk: it ends at this part's first line end.
-                let (take, ends) = match memchr::memchr(b'\n', part) {
+                let (take, ends) = match memchr::memchr(self.end, part) {
                     Some(i) => (i + 1, true),
                     None => (part.len(), false),
                 };
@@ -318,7 +355,7 @@ impl<'r> LineBlocks<'r> {
                 continue;
             }
             let window = &part[..part.len().min(self.cap)];
-            match memchr::memrchr(b'\n', window) {
+            match memchr::memrchr(self.end, window) {
                 Some(p) => {
                     let start = self.at.start;
                     self.at.start += p + 1;
@@ -369,7 +406,7 @@ impl<'r> LineBlocks<'r> {
                 self.eof = true;
             }
             // The first line of what is in hand (the one that may span reads).
-            let first = match memchr::memchr(b'\n', &self.buf[searched..self.len]) {
+            let first = match memchr::memchr(self.end, &self.buf[searched..self.len]) {
                 Some(i) => searched + i + 1,
                 None => self.len,
             };
@@ -379,7 +416,7 @@ impl<'r> LineBlocks<'r> {
             if n == 0 {
                 continue;
             }
-            if let Some(p) = memchr::memrchr(b'\n', &self.buf[searched..self.len]) {
+            if let Some(p) = memchr::memrchr(self.end, &self.buf[searched..self.len]) {
                 self.handed = searched + p + 1;
                 return Ok(Some(&self.buf[..self.handed]));
             }
@@ -401,18 +438,25 @@ pub fn strip_line_end(mut line: &[u8]) -> &[u8] {
 /// The positions of every `\n` in `buf`, in order: a bitmask per 64 bytes, so that short
 /// lines cost a few instructions each rather than a search's set-up.
 pub fn newlines(buf: &[u8]) -> Newlines<'_> {
+    ends(buf, b'\n')
+}
+
+/// The positions of every `end` byte in `buf`, in order, as [`newlines`] finds `\n`.
+pub fn ends(buf: &[u8], end: u8) -> Newlines<'_> {
     Newlines {
         buf,
         base: 0,
-        mask: newline_mask(buf),
+        mask: byte_mask(buf, end),
+        end,
     }
 }
 
-/// Iterator of [`newlines`].
+/// Iterator of [`newlines`] and [`ends`].
 pub struct Newlines<'a> {
     buf: &'a [u8],
     base: usize,
     mask: u64,
+    end: u8,
 }
 
 impl Iterator for Newlines<'_> {
@@ -425,7 +469,7 @@ impl Iterator for Newlines<'_> {
             if self.base >= self.buf.len() {
                 return None;
             }
-            self.mask = newline_mask(&self.buf[self.base..]);
+            self.mask = byte_mask(&self.buf[self.base..], self.end);
         }
         let bit = self.mask.trailing_zeros() as usize;
         self.mask &= self.mask - 1;
@@ -433,30 +477,30 @@ impl Iterator for Newlines<'_> {
     }
 }
 
-/// Bit `i` is set when `chunk[i]` is a newline, for the first 64 bytes of `chunk`.
+/// Bit `i` is set when `chunk[i]` is `end`, for the first 64 bytes of `chunk`.
 #[inline]
-fn newline_mask(chunk: &[u8]) -> u64 {
+fn byte_mask(chunk: &[u8], end: u8) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if chunk.len() >= 64 {
         // SAFETY: SSE2 is part of the x86-64 baseline, and 64 bytes are readable.
         #[allow(unsafe_code)]
-        return unsafe { sse2_newline_mask(&chunk[..64]) };
+        return unsafe { sse2_byte_mask(&chunk[..64], end) };
     }
     chunk
         .iter()
         .take(64)
         .enumerate()
-        .fold(0u64, |m, (i, &c)| m | (u64::from(c == b'\n') << i))
+        .fold(0u64, |m, (i, &c)| m | (u64::from(c == end) << i))
 }
 
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[inline]
 #[target_feature(enable = "sse2")]
-fn sse2_newline_mask(chunk: &[u8]) -> u64 {
+fn sse2_byte_mask(chunk: &[u8], end: u8) -> u64 {
     use std::arch::x86_64::*;
     assert!(chunk.len() >= 64);
-    let nl = _mm_set1_epi8(b'\n' as i8);
+    let nl = _mm_set1_epi8(end as i8);
     let mut mask = 0u64;
     for i in 0..4 {
         // SAFETY: 16 bytes at 16 * i are within the 64 checked above; unaligned load.
@@ -499,18 +543,21 @@ mod tests {
             ahead in proptest::option::of(1usize..100),
             bom in proptest::prelude::any::<bool>(),
             skip in proptest::prelude::any::<bool>(),
+            nul in proptest::prelude::any::<bool>(),
         ) {
+            // With NUL ends (`-0`), lines hold newlines, which must not end them.
+            let (end, other) = if nul { (NUL, b'\n') } else { (b'\n', NUL) };
             let mut data = Vec::new();
             if bom {
                 data.extend_from_slice(BOM);
             }
             for (i, n) in lens.iter().enumerate() {
-                data.extend((0..*n).map(|j| b'a' + ((i + j) % 26) as u8));
+                data.extend((0..*n).map(|j| if j % 7 == 3 { other } else { b'a' + ((i + j) % 26) as u8 }));
                 if i + 1 < lens.len() || last_terminated {
-                    data.push(b'\n');
+                    data.push(end);
                 }
             }
-            let longest = data.split_inclusive(|&c| c == b'\n').map(<[u8]>::len).max().unwrap_or(0);
+            let longest = data.split_inclusive(|&c| c == end).map(<[u8]>::len).max().unwrap_or(0);
             // What the blocks hand out: the mark is skipped when asked for, and counts
             // toward the first line's cap all the same.
             let want = if bom && skip { &data[BOM.len()..] } else { &data[..] };
@@ -522,14 +569,15 @@ mod tests {
                 Some(c) => LineBlocks::with_cap(c, cap),
                 None => LineBlocks::with_cap(&mut r as &mut dyn Read, cap),
             }
-            .skipping_bom(skip);
+            .skipping_bom(skip)
+            .ending_with(end);
             let mut got = Vec::new();
             let mut failed = false;
             loop {
                 match blocks.next_block() {
                     Ok(Some(b)) => {
                         proptest::prop_assert!(!b.is_empty());
-                        proptest::prop_assert!(b.ends_with(b"\n") || (!want.ends_with(b"\n") && got.len() + b.len() == want.len()));
+                        proptest::prop_assert!(b.ends_with(&[end]) || (!want.ends_with(&[end]) && got.len() + b.len() == want.len()));
                         got.extend_from_slice(b);
                     }
                     Ok(None) => break,
@@ -541,7 +589,7 @@ mod tests {
                 proptest::prop_assert!(failed);
                 // What was handed out before the refusal is whole lines within the cap.
                 proptest::prop_assert!(want.starts_with(&got));
-                proptest::prop_assert!(got.split_inclusive(|&c| c == b'\n').all(|l| l.len() <= cap));
+                proptest::prop_assert!(got.split_inclusive(|&c| c == end).all(|l| l.len() <= cap));
             } else {
                 proptest::prop_assert!(!failed);
                 proptest::prop_assert_eq!(&got[..], want);
@@ -628,12 +676,19 @@ mod tests {
         assert_eq!(strip_line_end(b"a\rb\n"), b"a\rb");
         assert_eq!(strip_line_end(b"\r"), b"");
         assert_eq!(strip_line_end(b"x\r\r\n"), b"x\r");
+        assert_eq!(strip_end(b"a\r\n\0", NUL), b"a\r\n");
+        assert_eq!(strip_end(b"a\r\n", NUL), b"a\r\n");
+        assert_eq!(strip_end(b"a\r\n", b'\n'), b"a");
     }
 
     proptest::proptest! {
         #[test]
         fn newlines_are_all_found(buf in proptest::collection::vec(
-            proptest::prop_oneof![proptest::prelude::Just(b'\n'), proptest::prelude::any::<u8>()], 0..300)) {
+            proptest::prop_oneof![proptest::prelude::Just(b'\n'), proptest::prelude::Just(NUL), proptest::prelude::any::<u8>()], 0..300)) {
+            for end in [b'\n', NUL] {
+                let want: Vec<usize> = buf.iter().enumerate().filter(|(_, c)| **c == end).map(|(i, _)| i).collect();
+                proptest::prop_assert_eq!(ends(&buf, end).collect::<Vec<_>>(), want);
+            }
             let want: Vec<usize> = buf.iter().enumerate().filter(|(_, c)| **c == b'\n').map(|(i, _)| i).collect();
             proptest::prop_assert_eq!(newlines(&buf).collect::<Vec<_>>(), want);
         }

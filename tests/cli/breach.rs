@@ -99,6 +99,41 @@ fn query_passwords_against_an_index_never_prints_them() {
     assert!(!stdout_of(&out).contains("hunter2"));
 }
 
+/// `-0`: NUL ends each password, so one may hold a newline or end in a carriage return;
+/// `query` and `check` read the same records, and the last needs no NUL.
+#[test]
+fn nul_separated_passwords_may_hold_newlines() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = built(dir.path());
+    let input = "hunter2\0pass\nword\0password\r\0password";
+    let out = veilkit()
+        .args(["breach", "query", "--passwords", "-0", "-i"])
+        .arg(&idx)
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(
+        (out.status.code(), stderr_of(&out)),
+        (Some(0), String::new())
+    );
+    assert_eq!(stdout_of(&out), "17043\n0\n0\n3861493\n");
+    veilkit()
+        .args(["breach", "check", "--null", "-i"])
+        .arg(&idx)
+        .write_stdin(input)
+        .assert()
+        .success()
+        .stdout("found 17043 times\nnot found\nnot found\nfound 3861493 times\n");
+    // Without -0, the same bytes are two lines, neither of them a known password.
+    veilkit()
+        .args(["breach", "query", "--passwords", "-i"])
+        .arg(&idx)
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stdout("0\n0\n");
+}
+
 #[test]
 fn bad_query_lines_stop_with_the_line_number() {
     let dir = tempfile::tempdir().unwrap();

@@ -28,7 +28,8 @@ absent password with the filter's false positive rate, shown by `veilkit breach 
 --filter, an exact index answers behind a filter built from it.
 
 When standard input is not a terminal, each of its lines is checked as a password, without a \
-prompt.";
+prompt; with -0 (--null), its lines end with NUL bytes instead of newlines, so a password may \
+hold any other byte.";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
@@ -59,6 +60,10 @@ pub struct Args {
     /// without touching INDEX.
     #[arg(long, value_name = "FILTER", requires = "index")]
     pub filter: Option<PathBuf>,
+
+    /// Lines on standard input (not a terminal) end with NUL, not newline.
+    #[arg(short = '0', long = "null")]
+    pub null: bool,
 
     /// A password given as an argument: refused, without echoing it (clap's own error
     /// would quote it).
@@ -172,7 +177,12 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     } else {
         super::super::input::take_stdin("the input")?;
         let stdin = std::io::stdin();
-        let mut lines = crate::streams::Lines::new(stdin.lock());
+        let end = if args.null {
+            crate::streams::NUL
+        } else {
+            b'\n'
+        };
+        let mut lines = crate::streams::Lines::new(stdin.lock()).ending_with(end);
         while let Some((n, line)) = lines.next_line().context("stdin")? {
             let line = Zeroizing::new(line.to_vec());
             let (found, text) =

@@ -28,6 +28,11 @@ in it (1 = most common, 0 = not in the list).
 A UTF-8 byte order mark at the start of standard input (as Windows editors save text) is \
 skipped, of hashes and passwords alike.
 
+With -0 (--null), lines on standard input end with a NUL byte instead of a newline, as \
+`find -print0` and `xargs -0` have them: a password may then hold any other byte, a newline \
+or a carriage return included, and nothing is stripped or skipped but the NUL. A last line \
+without its NUL counts. Answers still end with newlines, and errors still number the lines.
+
 A bad line stops the run after the answers before it have been written.";
 
 /// Extra man page sections.
@@ -47,6 +52,10 @@ pub const MAN: ManExtra = ManExtra {
         (
             "Counts of passwords, aligned with the input",
             "veilkit breach query -i hibp.idx --passwords < candidates.txt",
+        ),
+        (
+            "Passwords that may hold newlines, NUL-separated",
+            "tr '\\n' '\\0' < candidates.txt | veilkit breach query -i hibp.idx --passwords -0",
         ),
         (
             "Absent hashes answered from a filter in memory",
@@ -71,6 +80,11 @@ pub struct Args {
     /// Read passwords from standard input instead of hashes.
     #[arg(long)]
     pub passwords: bool,
+
+    /// Lines on standard input end with NUL, not newline (a password may hold any other
+    /// byte).
+    #[arg(short = '0', long = "null")]
+    pub null: bool,
 
     /// Go on past a bad line: it is reported on stderr with its number and answered `?`,
     /// so output lines stay aligned with input lines; the status is 2 at the end.
@@ -122,13 +136,19 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let mut on_bad = |n: u64, problem: &query::LineProblem| {
         super::super::report::line_error(&format!("{where_} {n}: {problem}"));
     };
+    // Arguments are joined with newlines; -0 is for standard input.
+    let end = if args.null && !from_args {
+        crate::streams::NUL
+    } else {
+        b'\n'
+    };
     let run = |reader: &mut dyn Read,
                out: &mut dyn std::io::Write,
                on_bad: &mut dyn FnMut(u64, &query::LineProblem)| {
         if args.keep_going {
-            query::run_keep_going(source, input, reader, out, on_bad)
+            query::run_keep_going(source, input, end, reader, out, on_bad)
         } else {
-            query::run(source, input, reader, out)
+            query::run(source, input, end, reader, out)
         }
     };
     let result = if from_args {
