@@ -257,7 +257,7 @@ pub(super) fn run(options: &Options, progress: &dyn Progress) -> Result<Table, B
 
     if cold.is_empty() {
         t.notes
-            .push("cold: this OS cannot evict the index from its page cache; row left out".into());
+            .push("cold: the index stayed in the page cache when asked to leave it (a memory file system, or an OS that cannot drop it); row left out: set TMPDIR to a disk-backed directory, or pass --index".into());
     } else {
         let (c, w) = (
             Figure::of_samples(cold.clone()).median,

@@ -735,13 +735,22 @@ impl Index {
     }
 
     /// Asks the operating system to drop the index from its page cache (for cold-lookup
-    /// benchmarks). Best effort; returns whether the request was made.
+    /// benchmarks), and returns whether it did: the file's pages are written out first
+    /// (a page not yet written is never dropped, which left a freshly generated index
+    /// cached), and after the request no more than 1% of them may still be resident
+    /// (`mincore`). `false` where the system cannot drop or cannot tell, so that a
+    /// benchmark leaves its cold row out rather than show warm lookups as cold.
     pub fn evict_from_cache(path: &Path) -> bool {
         #[cfg(target_os = "linux")]
         {
-            File::open(path).is_ok_and(|f| {
-                rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed).is_ok()
-            })
+            let Ok(f) = File::open(path) else {
+                return false;
+            };
+            let _ = f.sync_data();
+            if rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed).is_err() {
+                return false;
+            }
+            resident_pages(&f).is_some_and(|(resident, pages)| resident * 100 <= pages)
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -749,6 +758,27 @@ impl Index {
             false
         }
     }
+}
+
+/// How many of the file's pages are in the page cache, of how many (`None` when the
+/// system does not say).
+#[cfg(target_os = "linux")]
+pub(crate) fn resident_pages(f: &File) -> Option<(usize, usize)> {
+    let len = usize::try_from(f.metadata().ok()?.len()).ok()?;
+    if len == 0 {
+        return Some((0, 0));
+    }
+    // SAFETY: a read-only shared map of a file this process does not write; only its
+    // residency is asked, and no byte of it is read.
+    #[allow(unsafe_code)]
+    let map = unsafe { memmap2::Mmap::map(f) }.ok()?;
+    let page = rustix::param::page_size();
+    let mut status = vec![0u8; len.div_ceil(page)];
+    // SAFETY: the map is `len` bytes from a page-aligned address, and `status` holds one
+    // byte for each of its pages, as mincore(2) asks.
+    #[allow(unsafe_code)]
+    let rc = unsafe { libc::mincore(map.as_ptr() as *mut libc::c_void, len, status.as_mut_ptr()) };
+    (rc == 0).then(|| (status.iter().filter(|&&b| b & 1 == 1).count(), status.len()))
 }
 
 /// The first record of the window a lookup searches around `guess` in a bucket of
