@@ -1377,7 +1377,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__nonce)
-            opts="-q -n -h -V --quiet --kind --bits --count --machine-id --state --format --decrypt --key-file --help --version"
+            opts="-q -n -h -V --quiet --kind --bits --count --machine-id --machine-id-from --state --guard --format --decrypt --key-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1403,7 +1403,15 @@ _veilkit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --machine-id-from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --guard)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -281,8 +281,10 @@ complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l bits -d 'Bits 
 96\t'96 bits'
 128\t'128 bits'"
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -s n -l count -d 'How many nonces' -r
-complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l machine-id -d 'This machine\'s id, 0 to 511: every machine of a fleet needs its own' -r
-complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l state -d 'The state file shared by the processes of this machine [default: $XDG_STATE_HOME/veilkit/nonce-state]' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l machine-id -d 'This machine\'s id, 0 to 511, or `auto`: the lowest id that no live process holds under the guard (said on stderr). Every machine of a fleet needs its own, unless they share their state in PostgreSQL' -r
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l machine-id-from -d 'Take the machine id from a node list: this host\'s place (from 0) among the host names in FILE, one a line, the same list on every host (as NoNoncense does)' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l state -d 'Where reservations are kept: a state file shared by the processes of this machine, or a PostgreSQL database shared by a fleet (postgres://USER@HOST:PORT/DB; the table is created on first use) [default: $XDG_STATE_HOME/veilkit/nonce-state]' -r -F
+complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l guard -d 'Hold a lease on the machine id in this PostgreSQL database while running: another live process with the same id, on any host, refuses to start (postgres://...)' -r -F
 complete -c veilkit -n "__fish_veilkit_using_subcommand nonce" -l format -d 'How nonces are written' -r -f -a "hex\t'Lower-case hex, fixed width'
 base64\t'RFC 4648 base64'
 base32\t'Crockford base32, lower case, fixed width'

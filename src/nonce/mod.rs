@@ -4,6 +4,8 @@
 
 pub mod cipher;
 pub mod format;
+pub mod machine;
+pub mod pg;
 pub mod speck;
 pub mod state;
 
@@ -197,6 +199,62 @@ pub enum NonceError {
         bits: u32,
         /// Values left.
         left: u128,
+    },
+    /// A PostgreSQL URL or its TLS settings that cannot be used.
+    #[error("{0}")]
+    DatabaseUrl(String),
+    /// The database failed (after retries where a retry could help).
+    #[error("database {url}: {why}")]
+    Database {
+        /// The URL without its password.
+        url: String,
+        /// What failed.
+        why: String,
+    },
+    /// The state shows less than this process itself reserved: edited by hand or
+    /// restored from a backup. Issuing from it could repeat values.
+    #[error(
+        "nonce state {state}: machine id {machine}'s highest reserved {bits}-bit value is {found}, below the {mine} this process reserved: the state went back (edited by hand, or restored from a backup), and issuing from it could repeat nonces"
+    )]
+    StateWentBack {
+        /// Where the state is.
+        state: String,
+        /// The machine id.
+        machine: u32,
+        /// The width in bits.
+        bits: u32,
+        /// What the state shows.
+        found: String,
+        /// What this process reserved.
+        mine: u128,
+    },
+    /// Another live process holds the machine id under the guard.
+    #[error(
+        "machine id {machine} is held by another live process ({holder}) under the guard {guard}"
+    )]
+    MachineHeld {
+        /// The machine id.
+        machine: u32,
+        /// Who holds it, as far as the server says.
+        holder: String,
+        /// The guard's database.
+        guard: String,
+    },
+    /// `--machine-id auto` found every id held.
+    #[error("every machine id (0 to 511) is held by a live process under the guard {guard}")]
+    NoFreeMachine {
+        /// The guard's database.
+        guard: String,
+    },
+    /// The guard's lease could not be renewed in time: another process may take the id.
+    #[error(
+        "machine id {machine}: the lease under the guard {guard} could not be renewed (the database unreachable or restarted); stopped issuing, since another process may now take the id"
+    )]
+    LeaseLost {
+        /// The machine id.
+        machine: u32,
+        /// The guard's database.
+        guard: String,
     },
 }
 

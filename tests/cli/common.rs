@@ -12,6 +12,8 @@ pub fn veilkit() -> assert_cmd::Command {
         "VEILKIT_KEY",
         "VEILKIT_KEY_FILE",
         "VEILKIT_MACHINE_ID",
+        "VEILKIT_NONCE_STATE",
+        "VEILKIT_NONCE_GUARD",
         "NO_COLOR",
     ] {
         cmd.env_remove(var);
@@ -31,6 +33,8 @@ pub fn std_veilkit() -> std::process::Command {
         "VEILKIT_KEY",
         "VEILKIT_KEY_FILE",
         "VEILKIT_MACHINE_ID",
+        "VEILKIT_NONCE_STATE",
+        "VEILKIT_NONCE_GUARD",
         "NO_COLOR",
     ] {
         cmd.env_remove(var);

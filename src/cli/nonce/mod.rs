@@ -1,12 +1,13 @@
 //! `veilkit nonce`: values that are never repeated.
 
+mod decrypt;
+mod fleet;
+
 use super::keysource::KeyArgs;
 use super::manual::{EXIT_PLAIN, ManExtra};
-use super::report::HintExt;
 use super::status::{Global, Status};
 use crate::nonce::cipher::NonceCipher;
 use crate::nonce::format::Format;
-use crate::nonce::state::StateFile;
 use crate::nonce::{Generator, Kind, NonceError, SystemClock, Width};
 use anyhow::Context;
 use clap::ValueEnum;
@@ -31,7 +32,15 @@ high-water mark under an advisory lock, written durably before values are issued
 across restarts, or when the clock steps back. 64-bit values are limited to 8,192 per \
 millisecond per machine id (8.19 million per second): faster requests wait, never wrap; \
 values already reserved more than 10 s ahead of the clock (a large --count run of the same \
-machine id) are an error, not a wait. Give every machine a distinct --machine-id (0 to 511).";
+machine id) are an error, not a wait.
+
+Across machines: give every machine a distinct --machine-id (0 to 511), or take it from a \
+node list (--machine-id-from FILE: this host's place in it), or share the state in \
+PostgreSQL (--state postgres://USER@HOST:PORT/DB: hosts may then share an id), or keep \
+local state and hold a lease on the id (--guard postgres://...: a second live process with \
+the id refuses to start; --machine-id auto takes the lowest free id). Passwords go in \
+PGPASSWORD, ~/.pgpass or the environment variables below, never on the command line \
+(docs/NONCES.md).";
 
 /// Extra man page sections.
 pub const MAN: ManExtra = ManExtra {
@@ -41,6 +50,22 @@ pub const MAN: ManExtra = ManExtra {
         (
             "VEILKIT_MACHINE_ID",
             "The machine id (0 to 511) when --machine-id is not given; default 0.",
+        ),
+        (
+            "VEILKIT_NONCE_STATE",
+            "The state (a file, or a postgres:// URL, which may hold a password here) when --state is not given.",
+        ),
+        (
+            "VEILKIT_NONCE_GUARD",
+            "The guard's postgres:// URL (which may hold a password here) when --guard is not given.",
+        ),
+        (
+            "VEILKIT_HOSTNAME",
+            "This host's name in the node list of --machine-id-from [default: uname -n].",
+        ),
+        (
+            "PGPASSWORD, PGPASSFILE, PGUSER",
+            "As libpq reads them: the database password, the password file [default: ~/.pgpass], the user when the URL names none.",
         ),
         (
             "XDG_STATE_HOME",
@@ -60,6 +85,14 @@ pub const MAN: ManExtra = ManExtra {
         (
             "Raw bytes for IVs",
             "veilkit nonce --bits 96 -n 1000 --format binary > ivs.bin",
+        ),
+        (
+            "A fleet sharing its state in PostgreSQL (any number of hosts, one machine id)",
+            "veilkit nonce --kind sortable --state postgres://nonces@db.internal/fleet -n 1000",
+        ),
+        (
+            "Local state, with the lowest machine id no live process holds",
+            "veilkit nonce --guard postgres://nonces@db.internal/fleet --machine-id auto -n 1000",
         ),
         (
             "What counter an encrypted nonce came from",
@@ -124,14 +157,27 @@ pub struct Args {
     #[arg(short = 'n', long = "count", value_name = "COUNT", default_value_t = 1)]
     pub count: u64,
 
-    /// This machine's id, 0 to 511: every machine of a fleet needs its own.
-    #[arg(long, value_name = "ID", env = "VEILKIT_MACHINE_ID", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=511))]
-    pub machine_id: u32,
+    /// This machine's id, 0 to 511, or `auto`: the lowest id that no live process holds
+    /// under the guard (said on stderr). Every machine of a fleet needs its own, unless
+    /// they share their state in PostgreSQL.
+    #[arg(long, value_name = "ID", env = "VEILKIT_MACHINE_ID", default_value = "0", value_parser = fleet::parse_machine)]
+    pub machine_id: fleet::MachineArg,
 
-    /// The state file shared by the processes of this machine [default:
-    /// $XDG_STATE_HOME/veilkit/nonce-state].
-    #[arg(long, value_name = "FILE")]
+    /// Take the machine id from a node list: this host's place (from 0) among the host
+    /// names in FILE, one a line, the same list on every host (as NoNoncense does).
+    #[arg(long, value_name = "FILE", conflicts_with = "machine_id")]
+    pub machine_id_from: Option<PathBuf>,
+
+    /// Where reservations are kept: a state file shared by the processes of this machine,
+    /// or a PostgreSQL database shared by a fleet (postgres://USER@HOST:PORT/DB; the
+    /// table is created on first use) [default: $XDG_STATE_HOME/veilkit/nonce-state].
+    #[arg(long, value_name = "FILE|URL", env = "VEILKIT_NONCE_STATE")]
     pub state: Option<PathBuf>,
+
+    /// Hold a lease on the machine id in this PostgreSQL database while running: another
+    /// live process with the same id, on any host, refuses to start (postgres://...).
+    #[arg(long, value_name = "URL", env = "VEILKIT_NONCE_GUARD")]
+    pub guard: Option<PathBuf>,
 
     /// How nonces are written.
     #[arg(long, value_enum, default_value_t = FormatArg::Hex)]
@@ -165,7 +211,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     };
     let format = format_of(args.format);
     if args.decrypt {
-        return decrypt(args, width, format);
+        return decrypt::decrypt(args, width, format);
     }
     let kind = match args.kind {
         KindArg::Counter => Kind::Counter,
@@ -177,22 +223,13 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     } else {
         None
     };
-    let state_path = match &args.state {
-        Some(p) => p.clone(),
-        None => StateFile::default_path().ok_or_else(|| {
-            super::report::hinted(
-                "nonce: no state directory (neither XDG_STATE_HOME nor HOME is set)",
-                "pass --state FILE: processes that share it never issue the same nonce",
-            )
-        })?,
-    };
-    let mut state = StateFile::new(state_path);
+    let mut setup = fleet::setup(args)?;
     let mut generator = Generator::new(
         width,
         kind,
-        args.machine_id,
+        setup.machine,
         SystemClock::default(),
-        &mut state,
+        setup.store.reserve(),
         cipher,
     )
     .map_err(state_hint)?
@@ -207,6 +244,10 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     let mut emit = |out: &mut dyn Write| -> anyhow::Result<()> {
         while left > 0 {
             let n = (left as usize).min(chunk);
+            // Under the guard, values are made only while the lease is sure.
+            if let Some(lease) = &setup.lease {
+                lease.check().map_err(state_hint)?;
+            }
             generator.fill(&mut values[..n]).map_err(state_hint)?;
             buf.clear();
             format.write_many(width, &values[..n], &mut buf);
@@ -236,7 +277,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
 }
 
 /// A start's error, with the hint that fits it.
-fn state_hint(e: NonceError) -> anyhow::Error {
+pub(crate) fn state_hint(e: NonceError) -> anyhow::Error {
     let hint = match &e {
         NonceError::StateNotRegular { .. } => {
             "give --state the path of a regular file (or leave it out: the default is $XDG_STATE_HOME/veilkit/nonce-state)"
@@ -244,91 +285,22 @@ fn state_hint(e: NonceError) -> anyhow::Error {
         NonceError::Ahead { .. } => {
             "another --machine-id, or 96- or 128-bit nonces (which do not wait for the clock), can start now; the reservation was left by a run of this machine id with a large --count (still going, or killed), or by a state file written without clock marks"
         }
+        NonceError::MachineHeld { .. } => {
+            "each live process needs its own machine id: give another, or --machine-id auto for the lowest free one"
+        }
+        NonceError::NoFreeMachine { .. } => {
+            "512 processes hold every id: wait for one to end, or share the state in PostgreSQL (--state postgres://...), where processes may share an id"
+        }
+        NonceError::LeaseLost { .. } => {
+            "the values written before this error are unique; run again once the database answers"
+        }
+        NonceError::StateWentBack { .. } => {
+            "never lower the state by hand or restore it from a backup; if it went back, raise it to at least the value named"
+        }
         NonceError::StateFormat { .. } | NonceError::StateLine { .. } => {
             "the state file keeps nonces unique across processes; remove it only if no process of this machine id ever used it"
         }
         _ => return anyhow::Error::new(e),
     };
     super::report::with_hint(e, hint)
-}
-
-/// `--decrypt`: encrypted nonces on stdin to their counter form.
-fn decrypt(args: &Args, width: Width, format: Format) -> anyhow::Result<Status> {
-    const BATCH: usize = 4096;
-    let cipher = NonceCipher::new(width, args.key.load()?.current());
-    let mut input = super::input::open_input(std::path::Path::new("-"))?;
-    let mut values: Vec<u128> = Vec::with_capacity(BATCH);
-    let mut buf = Vec::with_capacity(BATCH * 33);
-    let mut out: Box<dyn Write> = if format == Format::Binary {
-        Box::new(super::output::stdout_binary()?)
-    } else {
-        super::output::stdout_text()
-    };
-    // Decrypts and writes what is in `values` (a batch at a time: memory stays bounded
-    // however long the input).
-    let mut flush = |values: &mut Vec<u128>, out: &mut dyn Write| -> anyhow::Result<()> {
-        cipher.decrypt_many(values);
-        buf.clear();
-        for v in values.drain(..) {
-            format.write(width, v, &mut buf);
-        }
-        out.write_all(&buf).context("stdout")
-    };
-    if format == Format::Binary {
-        let mut chunk = vec![0u8; width.bytes() * BATCH];
-        let mut total = 0u64;
-        loop {
-            let mut got = 0;
-            while got < chunk.len() {
-                match input.read(&mut chunk[got..]) {
-                    Ok(0) => break,
-                    Ok(n) => got += n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(anyhow::Error::new(e).context("stdin")),
-                }
-            }
-            total += got as u64;
-            for c in chunk[..got].chunks_exact(width.bytes()) {
-                let mut b = [0u8; 16];
-                b[16 - width.bytes()..].copy_from_slice(c);
-                values.push(u128::from_be_bytes(b));
-            }
-            flush(&mut values, &mut out)?;
-            if got % width.bytes() != 0 {
-                // The whole nonces before the cut-off one are answered first, as the
-                // text formats answer the lines before a bad one.
-                out.flush().context("stdout")?;
-                anyhow::bail!(
-                    "stdin: {total} bytes is not a whole number of {}-bit nonces",
-                    width.bits()
-                );
-            }
-            if got < chunk.len() {
-                break;
-            }
-        }
-    } else {
-        let mut lines = crate::streams::Lines::new(input);
-        while let Some((n, line)) = lines.next_line().context("stdin")? {
-            let v = match format.parse(width, line) {
-                Ok(v) => v,
-                Err(e) => {
-                    // The lines before the bad one are answered first, as encode and
-                    // decode do.
-                    flush(&mut values, &mut out)?;
-                    out.flush().context("stdout")?;
-                    return Err(e)
-                        .with_context(|| format!("stdin: line {n}"))
-                        .hint("give the same --bits and --format as when the nonces were made");
-                }
-            };
-            values.push(v);
-            if values.len() == BATCH {
-                flush(&mut values, &mut out)?;
-            }
-        }
-        flush(&mut values, &mut out)?;
-    }
-    out.flush().context("stdout")?;
-    Ok(Status::Success)
 }
