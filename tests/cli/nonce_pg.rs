@@ -434,3 +434,44 @@ fn machine_ids_come_from_a_node_list() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// TLS where asked: with `sslmode=require` and the server's CA in `sslrootcert` the state
+/// is reached over TLS (the server refuses anything else); without the CA the server's
+/// certificate is not trusted and the error says so; `sslmode=disable` is refused by
+/// the server.
+#[test]
+fn the_database_is_reached_over_tls_where_asked() {
+    let Some(pg) = Pg::start() else { return };
+    let Some(ca) = pg.require_tls() else { return };
+    let url = pg.url();
+    let ok = nonce(&["-n", "2"])
+        .arg("--state")
+        .arg(format!(
+            "{url}?sslmode=require&sslrootcert={}",
+            ca.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(ok.status.success(), "{}", stderr_of(&ok));
+    assert_eq!(stdout_of(&ok).lines().count(), 2);
+    let started = Instant::now();
+    let untrusted = nonce(&["--state", &format!("{url}?sslmode=require")])
+        .output()
+        .unwrap();
+    assert_eq!(untrusted.status.code(), Some(2));
+    let err = stderr_of(&untrusted);
+    assert!(err.to_lowercase().contains("certificate"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "a verification failure is not retried"
+    );
+    let plain = nonce(&["--state", &format!("{url}?sslmode=disable")])
+        .output()
+        .unwrap();
+    assert_eq!(plain.status.code(), Some(2));
+    assert!(
+        stderr_of(&plain).contains("no encryption"),
+        "{}",
+        stderr_of(&plain)
+    );
+}

@@ -138,6 +138,119 @@ impl Pg {
         assert!(out.status.success(), "pg_ctl stop: {}", stderr_of(&out));
     }
 
+    /// Turns TLS on with a server certificate for 127.0.0.1 signed by a CA of its own,
+    /// and refuses connections without TLS; returns the CA's PEM file. `None` (the skip
+    /// said) without the openssl program to make them.
+    pub fn require_tls(&self) -> Option<PathBuf> {
+        if !super::common::have_program("openssl", "version", "apt-get install openssl") {
+            return None;
+        }
+        let d = self.dir.path();
+        let ssl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(d)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "openssl {args:?}: {}",
+                stderr_of(&out)
+            );
+        };
+        let ec = [
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+        ];
+        ssl(&[
+            &["req", "-x509"][..],
+            &ec,
+            &[
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=veilkit test CA",
+            ],
+        ]
+        .concat());
+        ssl(&[
+            &["req"][..],
+            &ec,
+            &[
+                "-keyout",
+                "server.key",
+                "-out",
+                "server.csr",
+                "-subj",
+                "/CN=127.0.0.1",
+            ],
+        ]
+        .concat());
+        std::fs::write(
+            d.join("server.ext"),
+            "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n",
+        )
+        .unwrap();
+        ssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext",
+        ]);
+        let data = d.join("data");
+        for f in ["server.pem", "server.key"] {
+            std::fs::copy(d.join(f), data.join(f)).unwrap();
+        }
+        if let Some(user) = &self.runas {
+            let out = Command::new("chown")
+                .arg(user)
+                .arg(data.join("server.pem"))
+                .arg(data.join("server.key"))
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+        }
+        std::fs::set_permissions(
+            data.join("server.key"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o600),
+        )
+        .unwrap();
+        let conf = data.join("postgresql.conf");
+        let mut text = std::fs::read_to_string(&conf).unwrap();
+        text.push_str("\nssl = on\nssl_cert_file = 'server.pem'\nssl_key_file = 'server.key'\n");
+        std::fs::write(&conf, text).unwrap();
+        let hba = data.join("pg_hba.conf");
+        let text = std::fs::read_to_string(&hba).unwrap();
+        std::fs::write(
+            &hba,
+            format!(
+                "hostssl all all 127.0.0.1/32 trust\nhostnossl all all 127.0.0.1/32 reject\n{text}"
+            ),
+        )
+        .unwrap();
+        self.stop_server();
+        self.start_server();
+        Some(d.join("ca.pem"))
+    }
+
     /// The URL of its database `postgres` as user `postgres`.
     pub fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)

@@ -8,8 +8,11 @@ use std::time::{Duration, Instant};
 /// How long a connection attempt may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long faults of the connection (the server restarting, a lost connection, a
-/// cancelled statement) are retried before the error is the answer.
+/// cancelled statement) are retried mid-run before the error is the answer.
 pub const RETRY_FOR: Duration = Duration::from_secs(30);
+/// How long a run retries before its first connection: a database that is down when a
+/// run starts is said soon (the run has issued nothing yet).
+pub const START_RETRY_FOR: Duration = Duration::from_secs(5);
 
 /// Where the TLS roots come from.
 #[derive(Debug, Clone)]
@@ -25,7 +28,7 @@ enum Roots {
 pub struct Target {
     config: postgres::Config,
     shown: String,
-    roots: Roots,
+    tls: tokio_postgres_rustls::MakeRustlsConnect,
 }
 
 impl std::fmt::Debug for Target {
@@ -90,11 +93,8 @@ impl Target {
         config.keepalives_idle(Duration::from_secs(10));
         config.application_name("veilkit nonce");
         let shown = format!("postgres://{user}@{host}:{port}/{db}");
-        Ok(Target {
-            config,
-            shown,
-            roots,
-        })
+        let tls = tls(&roots)?;
+        Ok(Target { config, shown, tls })
     }
 
     /// The URL without its password, for messages.
@@ -104,19 +104,34 @@ impl Target {
 
     /// A connection.
     pub fn connect(&self) -> Result<postgres::Client, NonceError> {
-        let result = match self.config.get_ssl_mode() {
-            postgres::config::SslMode::Disable => self.config.connect(postgres::NoTls),
-            _ => self.config.connect(self.tls()?),
-        };
-        result.map_err(|e| self.error(e))
+        self.connect_raw().map_err(|e| self.error(e))
     }
 
-    fn tls(&self) -> Result<tokio_postgres_rustls::MakeRustlsConnect, NonceError> {
+    /// A connection, or the driver's error (TLS settings that cannot be used are said
+    /// when the target is parsed).
+    fn connect_raw(&self) -> Result<postgres::Client, postgres::Error> {
+        match self.config.get_ssl_mode() {
+            postgres::config::SslMode::Disable => self.config.connect(postgres::NoTls),
+            _ => self.config.connect(self.tls.clone()),
+        }
+    }
+    /// `e` as veilkit's error, naming the database (without the password).
+    pub fn error(&self, e: postgres::Error) -> NonceError {
+        NonceError::Database {
+            url: self.shown.clone(),
+            why: describe(&e),
+        }
+    }
+}
+
+/// The TLS connector for `roots`.
+fn tls(roots: &Roots) -> Result<tokio_postgres_rustls::MakeRustlsConnect, NonceError> {
+    {
         let provider = std::sync::Arc::new(crate::tls::provider());
         let builder = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(|e| NonceError::DatabaseUrl(format!("TLS: {e}")))?;
-        let config = match &self.roots {
+        let config = match roots {
             Roots::System => {
                 use rustls_platform_verifier::BuilderVerifierExt;
                 builder
@@ -151,14 +166,6 @@ impl Target {
         };
         Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
     }
-
-    /// `e` as veilkit's error, naming the database (without the password).
-    pub fn error(&self, e: postgres::Error) -> NonceError {
-        NonceError::Database {
-            url: self.shown.clone(),
-            why: describe(&e),
-        }
-    }
 }
 
 /// The text of a database error: the server's message and detail when it sent one, else
@@ -184,33 +191,60 @@ pub fn describe(e: &postgres::Error) -> String {
 }
 
 /// Whether `e` is a fault that a new connection and a second try may get past: the
-/// connection lost or refused, the server shutting down or starting, a statement
-/// cancelled (a statement timeout), a serialization failure or deadlock.
+/// connection lost, refused or timed out, the server shutting down or starting, a
+/// statement cancelled (a statement timeout), a serialization failure or deadlock, too
+/// many connections. Not: a certificate not trusted, a password refused, a database
+/// that does not exist, a statement the server rejects.
 pub fn retryable(e: &postgres::Error) -> bool {
     if e.is_closed() {
         return true;
     }
-    match e.code() {
-        Some(code) => {
-            let c = code.code();
-            c.starts_with("08")
-                || c.starts_with("57P")
-                || c == "57014"
-                || c == "40001"
-                || c == "40P01"
-                || c == "53300"
-        }
-        // No SQLSTATE: an I/O or protocol error of the connection itself.
-        None => e.as_db_error().is_none(),
+    if let Some(code) = e.code() {
+        let c = code.code();
+        return c.starts_with("08")
+            || c.starts_with("57P")
+            || c == "57014"
+            || c == "40001"
+            || c == "40P01"
+            || c == "53300";
     }
+    if e.as_db_error().is_some() {
+        return false;
+    }
+    // The client's own errors: retried when the network failed, not when TLS did.
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind::*;
+            return matches!(
+                io.kind(),
+                ConnectionRefused
+                    | ConnectionReset
+                    | ConnectionAborted
+                    | NotConnected
+                    | BrokenPipe
+                    | TimedOut
+                    | UnexpectedEof
+                    | AddrNotAvailable
+                    | HostUnreachable
+                    | NetworkUnreachable
+            ) && io
+                .get_ref()
+                .is_none_or(|inner| !inner.is::<rustls::Error>());
+        }
+        source = s.source();
+    }
+    // "timeout waiting for server" (connect_timeout) carries no cause.
+    e.to_string().contains("timeout")
 }
 
 /// Runs `op` on a connection, reconnecting and running it again after a retryable
-/// fault, with backoff, for at most [`RETRY_FOR`]. `op` must be safe to run again after a
+/// fault, with backoff, for at most `limit`. `op` must be safe to run again after a
 /// fault at any point: a transaction that either committed or did not, whose effect
 /// repeated only wastes values.
 pub fn with_retries<T>(
     target: &Target,
+    limit: Duration,
     client: &mut Option<postgres::Client>,
     mut op: impl FnMut(&mut postgres::Client) -> Result<T, postgres::Error>,
 ) -> Result<T, NonceError> {
@@ -219,12 +253,12 @@ pub fn with_retries<T>(
     loop {
         let attempt = match client.as_mut() {
             Some(c) => op(c).map_err(|e| (retryable(&e), target.error(e))),
-            None => match target.connect() {
+            None => match target.connect_raw() {
                 Ok(c) => {
                     *client = Some(c);
                     continue;
                 }
-                Err(e) => Err((true, e)),
+                Err(e) => Err((retryable(&e), target.error(e))),
             },
         };
         match attempt {
@@ -234,7 +268,7 @@ pub fn with_retries<T>(
                 if client.as_ref().is_none_or(postgres::Client::is_closed) || again {
                     *client = None;
                 }
-                if !again || started.elapsed() + wait > RETRY_FOR {
+                if !again || started.elapsed() + wait > limit {
                     return Err(e);
                 }
                 std::thread::sleep(wait);

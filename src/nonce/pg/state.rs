@@ -3,7 +3,7 @@
 //! file lock (docs/NONCES.md, "State in PostgreSQL").
 
 use super::super::{Mark, NonceError, Reserve, Width, next_range};
-use super::connect::{Target, with_retries};
+use super::connect::{RETRY_FOR, START_RETRY_FOR, Target, with_retries};
 use std::collections::HashMap;
 
 /// The schema, created on first use.
@@ -37,7 +37,7 @@ impl PgState {
             client: None,
             mine: HashMap::new(),
         };
-        with_retries(&state.target, &mut state.client, |c| {
+        with_retries(&state.target, START_RETRY_FOR, &mut state.client, |c| {
             let exists: Option<String> = c
                 .query_one("SELECT to_regclass('veilkit_nonce_state')::text", &[])?
                 .get(0);
@@ -92,7 +92,7 @@ impl Reserve for PgState {
         let target = self.target.clone();
         // The outer result is the database's (retried); the inner one is the answer
         // (an error there rolls the transaction back and is not retried).
-        let answer = with_retries(&target, &mut self.client, |c| {
+        let answer = with_retries(&target, RETRY_FOR, &mut self.client, |c| {
             let mut t = c.transaction()?;
             // Durable before any value of the range is issued, whatever the server's
             // default: a crash of the database after this commit keeps the reservation.
@@ -145,7 +145,7 @@ impl Reserve for PgState {
     fn mark(&mut self, machine: u32, width: Width) -> Result<Option<Mark>, NonceError> {
         let key = (machine as i32, width.bits() as i32);
         let target = self.target.clone();
-        let row = with_retries(&target, &mut self.client, |c| {
+        let row = with_retries(&target, RETRY_FOR, &mut self.client, |c| {
             c.query_opt(
                 "SELECT highest::text, at_ts FROM veilkit_nonce_state \
                  WHERE machine = $1 AND width = $2",
@@ -170,7 +170,7 @@ impl Reserve for PgState {
         }
         let key = (machine as i32, width.bits() as i32);
         let target = self.target.clone();
-        with_retries(&target, &mut self.client, |c| {
+        with_retries(&target, RETRY_FOR, &mut self.client, |c| {
             let mut t = c.transaction()?;
             t.batch_execute("SET LOCAL veilkit.release = 'on'")?;
             // Only when nobody reserved after this process (docs/NONCES.md): the same
