@@ -3,6 +3,7 @@
 //! reconnected after a fault with bounded retries.
 
 use super::super::NonceError;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// How long a connection attempt may take.
@@ -127,18 +128,15 @@ impl Target {
 /// The TLS connector for `roots`.
 fn tls(roots: &Roots) -> Result<tokio_postgres_rustls::MakeRustlsConnect, NonceError> {
     {
-        let provider = std::sync::Arc::new(crate::tls::provider());
-        let builder = rustls::ClientConfig::builder_with_provider(provider)
+        let provider = Arc::new(crate::tls::provider());
+        let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
             .map_err(|e| NonceError::DatabaseUrl(format!("TLS: {e}")))?;
         let config = match roots {
-            Roots::System => {
-                use rustls_platform_verifier::BuilderVerifierExt;
-                builder
-                    .with_platform_verifier()
-                    .map_err(|e| NonceError::DatabaseUrl(format!("TLS: {e}")))?
-                    .with_no_client_auth()
-            }
+            Roots::System => builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(LazyPlatform::new(provider)))
+                .with_no_client_auth(),
             Roots::File(path) => {
                 use rustls_pki_types::pem::PemObject;
                 let shown = path.display();
@@ -165,6 +163,71 @@ fn tls(roots: &Roots) -> Result<tokio_postgres_rustls::MakeRustlsConnect, NonceE
             }
         };
         Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
+    }
+}
+
+/// The system's verifier, built when a server first presents a certificate: building it
+/// reads every root certificate of the system (some 5 ms here), which a connection that
+/// ends up without TLS (`sslmode=prefer` with a server that offers none) never needs. It
+/// is the platform verifier itself, unchanged, once built.
+#[derive(Debug)]
+struct LazyPlatform {
+    provider: Arc<rustls::crypto::CryptoProvider>,
+    inner: OnceLock<Result<rustls_platform_verifier::Verifier, rustls::Error>>,
+}
+
+impl LazyPlatform {
+    fn new(provider: Arc<rustls::crypto::CryptoProvider>) -> LazyPlatform {
+        LazyPlatform {
+            provider,
+            inner: OnceLock::new(),
+        }
+    }
+
+    fn get(&self) -> Result<&rustls_platform_verifier::Verifier, rustls::Error> {
+        self.inner
+            .get_or_init(|| rustls_platform_verifier::Verifier::new(self.provider.clone()))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+impl rustls::client::danger::ServerCertVerifier for LazyPlatform {
+    fn verify_server_cert(
+        &self,
+        end_entity: &rustls_pki_types::CertificateDer<'_>,
+        intermediates: &[rustls_pki_types::CertificateDer<'_>],
+        server_name: &rustls_pki_types::ServerName<'_>,
+        ocsp_response: &[u8],
+        now: rustls_pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        self.get()?
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls_pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.get()?.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls_pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.get()?.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        // What the provider verifies (the platform verifier answers the same).
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }
 
