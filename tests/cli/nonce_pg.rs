@@ -475,3 +475,36 @@ fn the_database_is_reached_over_tls_where_asked() {
         stderr_of(&plain)
     );
 }
+
+/// A password in a URL on the command line is refused without being echoed; from the
+/// environment it is taken, and no message names it.
+#[test]
+fn database_passwords_are_never_printed() {
+    let out = nonce(&["--state", "postgres://alice:hunter2@127.0.0.1:1/db"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("process list") && !err.contains("hunter2"),
+        "{err}"
+    );
+    for (var, option) in [
+        ("VEILKIT_NONCE_STATE", "--state"),
+        ("VEILKIT_NONCE_GUARD", "--guard"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = nonce(&[]);
+        c.env(var, "postgres://alice:hunter2@127.0.0.1:1/db");
+        if option == "--guard" {
+            c.arg("--state").arg(dir.path().join("s"));
+        }
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = stderr_of(&out);
+        assert!(
+            err.contains("postgres://alice@127.0.0.1:1/db") && !err.contains("hunter2"),
+            "{err}"
+        );
+    }
+}
