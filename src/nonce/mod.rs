@@ -513,7 +513,13 @@ pub struct Generator<C: Clock, R: Reserve> {
     /// "Now" never goes below `base_ts` plus the monotonic time since `base_mono`.
     base_ts: u64,
     base_mono: u64,
+    /// Asked before every run of values is made (after any wait for the clock): a lease
+    /// on the machine id that must still hold ([`pg::Lease::fence`]).
+    fence: Option<Fence>,
 }
+
+/// A check made before values are made: an error stops the generator.
+pub type Fence = Box<dyn Fn() -> Result<(), NonceError> + Send + Sync>;
 
 impl<C: Clock, R: Reserve> Generator<C, R> {
     /// A generator. `cipher` is required for [`Kind::Encrypted`] and ignored otherwise.
@@ -562,7 +568,15 @@ impl<C: Clock, R: Reserve> Generator<C, R> {
             issued: 0,
             base_ts: wall.max(reserved_ts),
             base_mono,
+            fence: None,
         })
+    }
+
+    /// Checks `fence` before every run of values is made, after any wait for the clock
+    /// (a lease that may have lapsed during a wait of the 64-bit throttle is caught).
+    pub fn with_fence(mut self, fence: Fence) -> Self {
+        self.fence = Some(fence);
+        self
     }
 
     /// Reserve this many counter values at a time for counter and encrypted kinds
@@ -663,6 +677,9 @@ impl<C: Clock, R: Reserve> Generator<C, R> {
                 take = take.min(ms_end.saturating_sub(self.next).max(1));
             }
             let take = take as usize;
+            if let Some(fence) = &self.fence {
+                fence()?;
+            }
             let count_mask = per_ms - 1;
             if (self.next & count_mask) + take as u128 <= per_ms {
                 // No carry out of the count field: consecutive values differ by one.

@@ -517,3 +517,38 @@ fn documented_vectors() {
     }
     assert_eq!(rows, 12, "9 values and 3 subkeys");
 }
+
+/// A fence (the guard's lease) is asked before every run of values, after any wait of
+/// the 64-bit throttle, and its error stops the generator: a lease that lapsed while the
+/// generator waited for the clock is caught before a value is made.
+#[test]
+fn a_fence_is_asked_after_every_wait_and_stops_the_generator() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let clock = FakeClock::at(JAN_2026);
+    let mut reserve = MemoryReserve::default();
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = calls.clone();
+    let mut g = Generator::new(Width::W64, Kind::Counter, 3, &clock, &mut reserve, None)
+        .unwrap()
+        .with_fence(Box::new(move || {
+            if c.fetch_add(1, Ordering::SeqCst) < 2 {
+                Ok(())
+            } else {
+                Err(NonceError::LeaseLost {
+                    machine: 3,
+                    guard: "test".into(),
+                })
+            }
+        }));
+    let mut v = vec![0u128; 8192];
+    g.fill(&mut v).unwrap();
+    let mut v = vec![0u128; 3 * 8192];
+    let e = g.fill(&mut v).unwrap_err();
+    assert!(matches!(e, NonceError::LeaseLost { machine: 3, .. }), "{e}");
+    assert!(
+        clock.slept.get() > 0,
+        "the throttle waited before the fence said no"
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
+}

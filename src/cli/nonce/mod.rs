@@ -234,6 +234,11 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     )
     .map_err(state_hint)?
     .with_batch(args.count);
+    // Under the guard, values are made only while the lease is sure: checked before
+    // every run of values, after any wait for the clock.
+    if let Some(lease) = &setup.lease {
+        generator = generator.with_fence(lease.fence());
+    }
 
     // 64-bit values come at most 8,192 per millisecond: a chunk of that many keeps
     // formatting and writing from skipping whole milliseconds of sortable values.
@@ -244,10 +249,6 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
     let mut emit = |out: &mut dyn Write| -> anyhow::Result<()> {
         while left > 0 {
             let n = (left as usize).min(chunk);
-            // Under the guard, values are made only while the lease is sure.
-            if let Some(lease) = &setup.lease {
-                lease.check().map_err(state_hint)?;
-            }
             generator.fill(&mut values[..n]).map_err(state_hint)?;
             buf.clear();
             format.write_many(width, &values[..n], &mut buf);

@@ -217,14 +217,28 @@ impl Lease {
     /// successful beat was sent [`HOLD`] ago or more (the connection lost, the server
     /// gone): another process may take the id over soon after.
     pub fn check(&self) -> Result<(), NonceError> {
-        let last = Duration::from_millis(self.beat_sent.load(Ordering::Acquire));
-        if self.origin.elapsed() >= last + HOLD {
-            return Err(NonceError::LeaseLost {
-                machine: self.machine,
-                guard: self.shown.clone(),
-            });
-        }
-        Ok(())
+        self.fence()()
+    }
+
+    /// [`Lease::check`] as a generator's fence ([`crate::nonce::Generator::with_fence`]),
+    /// asked before every run of values is made.
+    pub fn fence(&self) -> crate::nonce::Fence {
+        let (sent, origin, machine, shown) = (
+            self.beat_sent.clone(),
+            self.origin,
+            self.machine,
+            self.shown.clone(),
+        );
+        Box::new(move || {
+            let last = Duration::from_millis(sent.load(Ordering::Acquire));
+            if origin.elapsed() >= last + HOLD {
+                return Err(NonceError::LeaseLost {
+                    machine,
+                    guard: shown.clone(),
+                });
+            }
+            Ok(())
+        })
     }
 }
 
