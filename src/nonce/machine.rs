@@ -30,6 +30,17 @@ pub enum ListError {
     NotAName(usize),
 }
 
+/// This host's name as the kernel gives it (`uname -n`), read once a process.
+pub fn host_name() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        rustix::system::uname()
+            .nodename()
+            .to_string_lossy()
+            .into_owned()
+    })
+}
+
 /// The machine id of `host` in `list`: its place among the names, counted from 0. Blank
 /// lines and lines starting with `#` are skipped and take no place; names compare
 /// without regard to case, and a name matches the host's full name or its first label

@@ -56,6 +56,19 @@ pub fn keyfile(dir: &Path, name: &str) -> PathBuf {
 /// Runs a command to its end and returns its output; unless it succeeded, fails the
 /// test showing the command line, its status and both of its streams.
 #[track_caller]
+/// Runs `cmd` with `input` on its standard input, its output captured.
+pub fn run_with_input(cmd: &mut std::process::Command, input: &[u8]) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 pub fn run_ok(cmd: impl assert_cmd::output::OutputOkExt) -> std::process::Output {
     cmd.ok().unwrap_or_else(|e| panic!("{e}"))
 }

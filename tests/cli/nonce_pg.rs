@@ -52,6 +52,22 @@ fn all_unique(files: &[std::path::PathBuf], width_hex: usize) -> usize {
     seen.len()
 }
 
+/// The arguments of a run of `n` nonces on machine id 7 with its state at `url`.
+fn on_seven<'a>(url: &'a str, bits: &'a str, kind: &'a str, n: &'a str) -> [&'a str; 10] {
+    [
+        "--state",
+        url,
+        "--machine-id",
+        "7",
+        "--bits",
+        bits,
+        "--kind",
+        kind,
+        "-n",
+        n,
+    ]
+}
+
 /// 50 processes share machine id 7 through the database, mixing counter and sortable
 /// nonces of one width, while a storm of 60 more is killed with -9 a few milliseconds
 /// into their runs (in the middle of reservations), and the database is stopped as by a
@@ -69,19 +85,7 @@ fn fifty_processes_share_one_machine_id_through_postgres_without_a_duplicate() {
             let out = dir.path().join(format!("{bits}-{i}"));
             let kind = if i % 2 == 0 { "counter" } else { "sortable" };
             let n = (2_000 + 397 * i).to_string();
-            let args = [
-                "--state",
-                &url,
-                "--machine-id",
-                "7",
-                "--bits",
-                bits,
-                "--kind",
-                kind,
-                "-n",
-                &n,
-            ];
-            finishing.push(spawn_to(&args, &out));
+            finishing.push(spawn_to(&on_seven(&url, bits, kind, &n), &out));
             files.push(out);
         }
         // The storm: each killed 0 to 29 ms after it starts (a fixed pseudo-random
@@ -90,19 +94,7 @@ fn fifty_processes_share_one_machine_id_through_postgres_without_a_duplicate() {
         for k in 0..60 {
             let out = dir.path().join(format!("{bits}-k{k}"));
             let kind = if k % 2 == 0 { "counter" } else { "sortable" };
-            let args = [
-                "--state",
-                &url,
-                "--machine-id",
-                "7",
-                "--bits",
-                bits,
-                "--kind",
-                kind,
-                "-n",
-                "100000",
-            ];
-            let mut c = spawn_to(&args, &out);
+            let mut c = spawn_to(&on_seven(&url, bits, kind, "100000"), &out);
             files.push(out);
             ms = (ms * 1103515245 + 12345) % 2147483648;
             std::thread::sleep(Duration::from_millis(ms % 30));
@@ -124,19 +116,7 @@ fn fifty_processes_share_one_machine_id_through_postgres_without_a_duplicate() {
         );
         // After all that, a new process continues after every value issued.
         let out = dir.path().join(format!("{bits}-after"));
-        let mut c = spawn_to(
-            &[
-                "--state",
-                &url,
-                "--machine-id",
-                "7",
-                "--bits",
-                bits,
-                "-n",
-                "1000",
-            ],
-            &out,
-        );
+        let mut c = spawn_to(&on_seven(&url, bits, "counter", "1000"), &out);
         assert!(c.wait().unwrap().success());
         files.push(out);
         all_unique(&files, hex);

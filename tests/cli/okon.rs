@@ -4,9 +4,8 @@
 use super::breach::build_from;
 use super::common::*;
 use sha1::Digest;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn sha1_hex(password: &str) -> String {
     sha1::Sha1::digest(password.as_bytes())
@@ -87,20 +86,7 @@ fn okon_answers_with_okon_clis_output_and_statuses() {
 
 /// Runs keepassxc-cli with `args` and `input` on its standard input.
 fn keepassxc(args: &[&std::ffi::OsStr], input: &str) -> std::process::Output {
-    let mut child = Command::new("keepassxc-cli")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    run_with_input(Command::new("keepassxc-cli").args(args), input.as_bytes())
 }
 
 /// A vault made with keepassxc-cli: (title, password) entries, database password

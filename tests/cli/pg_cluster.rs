@@ -1,9 +1,9 @@
 //! A throwaway PostgreSQL cluster for the tests that drive a real server: a temporary
 //! directory, a free loopback port, trust authentication, stopped when dropped.
 
-use super::common::{have, run_ok, stderr_of};
+use super::common::{have, run_ok, run_with_input, stderr_of};
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 const INSTALL: &str = "apt-get install postgresql postgresql-contrib";
 
@@ -271,35 +271,23 @@ impl Pg {
     /// psql with `sql` on its standard input: unaligned, tuples only, stopping at the
     /// first error.
     pub fn psql(&self, sql: &str) -> Output {
-        use std::io::Write;
-        let mut child = Command::new("psql")
-            .args([
-                "-X",
-                "-q",
-                "-At",
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-h",
-                "127.0.0.1",
-                "-U",
-            ])
-            .arg("postgres")
-            .arg("-p")
-            .arg(self.port.to_string())
-            .arg("-d")
-            .arg("postgres")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(sql.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+        let mut cmd = Command::new("psql");
+        cmd.args([
+            "-X",
+            "-q",
+            "-At",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-h",
+            "127.0.0.1",
+            "-U",
+        ])
+        .arg("postgres")
+        .arg("-p")
+        .arg(self.port.to_string())
+        .arg("-d")
+        .arg("postgres");
+        run_with_input(&mut cmd, sql.as_bytes())
     }
 
     /// psql's output, which must succeed.

@@ -412,26 +412,11 @@ for line in sys.stdin.read().splitlines():
 "#,
         server.addr
     );
-    let mut child = std::process::Command::new(&python)
-        .args(["-c", &script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            passwords
-                .iter()
-                .map(|p| format!("{p}\n"))
-                .collect::<String>()
-                .as_bytes(),
-        )
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let input: String = passwords.iter().map(|p| format!("{p}\n")).collect();
+    let out = run_with_input(
+        std::process::Command::new(&python).args(["-c", &script]),
+        input.as_bytes(),
+    );
     assert!(out.status.success(), "{}", stderr_of(&out));
     assert_eq!(stdout_of(&out), want);
     assert!(want.lines().filter(|l| *l != "0").count() > 80);

@@ -164,14 +164,10 @@ fn machine_from_list(list: &std::path::Path) -> anyhow::Result<u32> {
         .with_context(|| format!("--machine-id-from {shown}"))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| anyhow::anyhow!("--machine-id-from {shown}: not UTF-8 text"))?;
-    let host = rustix::system::uname()
-        .nodename()
-        .to_string_lossy()
-        .into_owned();
     let host = std::env::var("VEILKIT_HOSTNAME")
         .ok()
         .filter(|h| !h.is_empty())
-        .unwrap_or(host);
+        .unwrap_or_else(|| machine::host_name().to_owned());
     machine::from_list(&text, &host).map_err(|e| {
         let hint = match e {
             machine::ListError::NotListed { .. } => {

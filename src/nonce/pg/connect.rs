@@ -127,43 +127,40 @@ impl Target {
 
 /// The TLS connector for `roots`.
 fn tls(roots: &Roots) -> Result<tokio_postgres_rustls::MakeRustlsConnect, NonceError> {
-    {
-        let provider = Arc::new(crate::tls::provider());
-        let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
-            .with_safe_default_protocol_versions()
-            .map_err(|e| NonceError::DatabaseUrl(format!("TLS: {e}")))?;
-        let config = match roots {
-            Roots::System => builder
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(LazyPlatform::new(provider)))
-                .with_no_client_auth(),
-            Roots::File(path) => {
-                use rustls_pki_types::pem::PemObject;
-                let shown = path.display();
-                let pem = std::fs::File::open(path)
-                    .and_then(|mut f| {
-                        crate::streams::read_capped(&mut f, crate::streams::SMALL_FILE_CAP)
-                    })
+    let provider = Arc::new(crate::tls::provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| NonceError::DatabaseUrl(format!("TLS: {e}")))?;
+    let config = match roots {
+        Roots::System => builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(LazyPlatform::new(provider)))
+            .with_no_client_auth(),
+        Roots::File(path) => {
+            use rustls_pki_types::pem::PemObject;
+            let shown = path.display();
+            let pem = std::fs::File::open(path)
+                .and_then(|mut f| {
+                    crate::streams::read_capped(&mut f, crate::streams::SMALL_FILE_CAP)
+                })
+                .map_err(|e| NonceError::DatabaseUrl(format!("sslrootcert {shown}: {e}")))?;
+            let mut roots = rustls::RootCertStore::empty();
+            for cert in rustls_pki_types::CertificateDer::pem_slice_iter(&pem) {
+                let cert =
+                    cert.map_err(|e| NonceError::DatabaseUrl(format!("sslrootcert {shown}: {e}")))?;
+                roots
+                    .add(cert)
                     .map_err(|e| NonceError::DatabaseUrl(format!("sslrootcert {shown}: {e}")))?;
-                let mut roots = rustls::RootCertStore::empty();
-                for cert in rustls_pki_types::CertificateDer::pem_slice_iter(&pem) {
-                    let cert = cert.map_err(|e| {
-                        NonceError::DatabaseUrl(format!("sslrootcert {shown}: {e}"))
-                    })?;
-                    roots.add(cert).map_err(|e| {
-                        NonceError::DatabaseUrl(format!("sslrootcert {shown}: {e}"))
-                    })?;
-                }
-                if roots.is_empty() {
-                    return Err(NonceError::DatabaseUrl(format!(
-                        "sslrootcert {shown}: no PEM certificate in the file"
-                    )));
-                }
-                builder.with_root_certificates(roots).with_no_client_auth()
             }
-        };
-        Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
-    }
+            if roots.is_empty() {
+                return Err(NonceError::DatabaseUrl(format!(
+                    "sslrootcert {shown}: no PEM certificate in the file"
+                )));
+            }
+            builder.with_root_certificates(roots).with_no_client_auth()
+        }
+    };
+    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
 }
 
 /// The system's verifier, built when a server first presents a certificate: building it

@@ -75,12 +75,15 @@ fn holder_of(c: &mut postgres::Client, machine: u32) -> String {
 }
 
 /// This process, as the lease table names it.
-fn me() -> String {
-    let host = rustix::system::uname()
-        .nodename()
-        .to_string_lossy()
-        .into_owned();
-    format!("{host} pid {}", std::process::id())
+fn me() -> &'static str {
+    static ME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ME.get_or_init(|| {
+        format!(
+            "{} pid {}",
+            crate::nonce::machine::host_name(),
+            std::process::id()
+        )
+    })
 }
 
 impl Lease {
@@ -213,15 +216,10 @@ impl Lease {
         self.machine
     }
 
-    /// Whether values may still be issued under this lease: an error once its last
-    /// successful beat was sent [`HOLD`] ago or more (the connection lost, the server
-    /// gone): another process may take the id over soon after.
-    pub fn check(&self) -> Result<(), NonceError> {
-        self.fence()()
-    }
-
-    /// [`Lease::check`] as a generator's fence ([`crate::nonce::Generator::with_fence`]),
-    /// asked before every run of values is made.
+    /// The lease as a generator's fence ([`crate::nonce::Generator::with_fence`]), asked
+    /// before every run of values is made: whether values may still be issued, an error
+    /// once the last successful beat was sent [`HOLD`] ago or more (the connection lost,
+    /// the server gone): another process may take the id over soon after.
     pub fn fence(&self) -> crate::nonce::Fence {
         let (sent, origin, machine, shown) = (
             self.beat_sent.clone(),

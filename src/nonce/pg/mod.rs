@@ -6,6 +6,6 @@ mod connect;
 mod guard;
 mod state;
 
-pub use connect::{RETRY_FOR, START_RETRY_FOR, Target, is_url};
-pub use guard::{BEAT, HOLD, LOCK_CLASS, Lease, TAKEOVER, Want};
-pub use state::{PgState, SCHEMA};
+pub use connect::{Target, is_url};
+pub use guard::{Lease, Want};
+pub use state::PgState;
