@@ -1601,7 +1601,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__get)
-            opts="-q -h -V --quiet --record --keys --header --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --help --version"
+            opts="-q -h -V --quiet --record --keys --header --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --parallel --cacert --pin --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1624,6 +1624,18 @@ _veilkit() {
                     return 0
                     ;;
                 --identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pin)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1803,7 +1815,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__info)
-            opts="-q -h -V --quiet --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --json --help --version"
+            opts="-q -h -V --quiet --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --parallel --cacert --pin --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1821,6 +1833,18 @@ _veilkit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1829,7 +1853,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__open)
-            opts="-q -o -f -h -V --quiet --output --force --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --help --version"
+            opts="-q -o -f -h -V --quiet --output --force --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --parallel --cacert --pin --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1852,6 +1876,18 @@ _veilkit() {
                     return 0
                     ;;
                 --identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pin)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1999,7 +2035,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__verify)
-            opts="-q -h -V --quiet --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --json --help --version"
+            opts="-q -h -V --quiet --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --parallel --cacert --pin --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2014,6 +2050,18 @@ _veilkit() {
                     return 0
                     ;;
                 --identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pin)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

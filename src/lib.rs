@@ -21,5 +21,6 @@ pub mod keys;
 pub mod nonce;
 pub mod progress;
 pub mod records;
+pub mod remote;
 pub mod streams;
 pub mod tls;

@@ -2,8 +2,8 @@
 //! (the code lives in the modules named for each).
 
 pub use super::cache::DEFAULT_CACHE_BYTES;
-pub use super::header::{Damage, Peek, peek};
-pub use super::io::lock_existing;
+pub use super::header::{Damage, Peek, peek, peek_at};
+pub use super::io::{Blob, Source, lock_existing};
 pub use super::read::{CopyState, Info, OpenOptions, RecordFile};
 pub use super::seal::{
     INDEX_FILL, MakeSlots, REBUILD_FILL, SealSummary, Settings, TINY_PAGES, buckets_for, seal,

@@ -11,7 +11,7 @@
 use super::RecordsError;
 use super::codec::Cursor;
 use super::crypto::{FileKeys, random};
-use super::io::{read_exact_at, write_at};
+use super::io::{Source, write_at};
 use super::root::Root;
 use super::slots::{MAX_SLOTS, SLOT_SIZE_V1, Slot, Unlock, open_any};
 use std::fs::File;
@@ -315,9 +315,9 @@ pub fn copy_name(i: usize) -> char {
 }
 
 /// Reads the copy at `offset`.
-fn read_copy(file: &File, len: u64, offset: u64) -> Result<CopyRead, RecordsError> {
+fn read_copy(file: Source<'_>, len: u64, offset: u64) -> Result<CopyRead, RecordsError> {
     let mut b = vec![0u8; COPY_SIZE.min(len.saturating_sub(offset) as usize)];
-    read_exact_at(file, offset, &mut b)?;
+    file.read_exact_at(offset, &mut b)?;
     let claimed_at = match b
         .get(8..12)
         .map(|v| u32::from_le_bytes(v.try_into().expect("4")))
@@ -338,12 +338,12 @@ fn read_copy(file: &File, len: u64, offset: u64) -> Result<CopyRead, RecordsErro
         {
             let at = b.len();
             b.resize(used, 0);
-            read_exact_at(file, offset + at as u64, &mut b[at..])?;
+            file.read_exact_at(offset + at as u64, &mut b[at..])?;
         }
         let sum_at = offset + (COPY_SIZE_V1 - 8) as u64;
         if sum_at + 8 <= len {
             let mut sum = [0u8; 8];
-            read_exact_at(file, sum_at, &mut sum)?;
+            file.read_exact_at(sum_at, &mut sum)?;
             v1_sum = Some(u64::from_le_bytes(sum));
         }
     } else if let Some(used) = Header::declared_len(&b).filter(|&u| u > b.len())
@@ -351,7 +351,7 @@ fn read_copy(file: &File, len: u64, offset: u64) -> Result<CopyRead, RecordsErro
     {
         let at = b.len();
         b.resize(used, 0);
-        read_exact_at(file, offset + at as u64, &mut b[at..])?;
+        file.read_exact_at(offset + at as u64, &mut b[at..])?;
     }
     Ok(CopyRead {
         offset,
@@ -362,8 +362,8 @@ fn read_copy(file: &File, len: u64, offset: u64) -> Result<CopyRead, RecordsErro
 
 /// Reads both header copies of a file, and its length. Copy B is at the copy size that
 /// copy A declares, or, when A is unreadable, wherever a copy of either size parses.
-pub fn read_copies(file: &File) -> Result<([CopyRead; 2], u64), RecordsError> {
-    let len = file.metadata().map_err(RecordsError::Read)?.len();
+pub fn read_copies(file: Source<'_>) -> Result<([CopyRead; 2], u64), RecordsError> {
+    let len = file.byte_len()?;
     if len < 8 {
         return Err(RecordsError::NotRecords);
     }
@@ -434,7 +434,7 @@ pub struct Chosen {
 /// `previous_commit`: accept, for a format-1 file, the one intact copy when the other
 /// is damaged (it may hold the commit before the last).
 pub fn choose(
-    file: &File,
+    file: Source<'_>,
     unlocks: &[Unlock<'_>],
     previous_commit: bool,
 ) -> Result<Chosen, RecordsError> {
@@ -554,7 +554,12 @@ pub struct Peek {
 /// Reads a record file's header without a key.
 pub fn peek(path: &std::path::Path) -> Result<Peek, RecordsError> {
     let file = File::open(path).map_err(RecordsError::Read)?;
-    let (copies, len) = read_copies(&file)?;
+    peek_at(Source::Local(&file))
+}
+
+/// Reads the header of the record file `file` without a key.
+pub fn peek_at(file: Source<'_>) -> Result<Peek, RecordsError> {
+    let (copies, len) = read_copies(file)?;
     let newest = copies
         .iter()
         .filter_map(|c| c.header.as_ref().ok())

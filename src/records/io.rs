@@ -11,6 +11,63 @@ use std::fs::File;
 use std::path::Path;
 use std::rc::Rc;
 
+/// A record file's bytes: a local file (read and written), or one at a URL (read only).
+#[derive(Debug)]
+pub enum Blob {
+    /// A local file.
+    Local(File),
+    /// A file read by range over HTTP(S).
+    Remote(std::sync::Arc<crate::remote::RemoteFile>),
+}
+
+impl Blob {
+    /// Where reads go.
+    pub fn source(&self) -> Source<'_> {
+        match self {
+            Blob::Local(f) => Source::Local(f),
+            Blob::Remote(r) => Source::Remote(r),
+        }
+    }
+}
+
+/// A borrowed [`Blob`] (or a file being sealed), for reading pages.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// A local file.
+    Local(&'a File),
+    /// A remote one.
+    Remote(&'a crate::remote::RemoteFile),
+}
+
+impl<'a> Source<'a> {
+    /// The local file, for writing: a remote file is read only.
+    pub fn local(self) -> Result<&'a File, RecordsError> {
+        match self {
+            Source::Local(f) => Ok(f),
+            Source::Remote(_) => Err(RecordsError::RemoteReadOnly),
+        }
+    }
+
+    /// The file's length.
+    pub fn byte_len(self) -> Result<u64, RecordsError> {
+        match self {
+            Source::Local(f) => Ok(f.metadata().map_err(RecordsError::Read)?.len()),
+            Source::Remote(r) => Ok(r.len()),
+        }
+    }
+
+    /// Reads `buf.len()` bytes at `at`; a short file is `Truncated`.
+    pub fn read_exact_at(self, at: u64, buf: &mut [u8]) -> Result<(), RecordsError> {
+        match self {
+            Source::Local(f) => read_exact_at(f, at, buf),
+            Source::Remote(r) => r.read_exact_at(at, buf).map_err(|e| match e {
+                crate::remote::RemoteError::PastEnd => RecordsError::Truncated,
+                e => RecordsError::Remote(e),
+            }),
+        }
+    }
+}
+
 /// Reads `buf.len()` bytes at `at`; a short file is `Truncated`.
 pub fn read_exact_at(file: &File, at: u64, buf: &mut [u8]) -> Result<(), RecordsError> {
     let short = |e: std::io::Error| {
@@ -95,7 +152,7 @@ pub fn dir_logical(level: u8, index: u64) -> u64 {
 #[derive(Clone, Copy)]
 pub struct PageReader<'a> {
     /// The file.
-    pub file: &'a File,
+    pub file: Source<'a>,
     /// Its keys.
     pub keys: &'a FileKeys,
     /// Its id.
@@ -177,7 +234,7 @@ impl PageReader<'_> {
                     .open_page_into(&self.id, kind, logical, r.generation, sealed, out)
             }
             None => {
-                read_exact_at(self.file, at, buf)?;
+                self.file.read_exact_at(at, buf)?;
                 self.keys
                     .open_page(&self.id, kind, logical, r.generation, buf)
             }
@@ -220,16 +277,28 @@ impl PageReader<'_> {
         const RUN: usize = 64;
         let mut buf = vec![0u8; self.page_size * RUN];
         let mut j = 0;
+        // A remote file's pages are fetched a window ahead, many requests at once, and
+        // then read one at a time from what was fetched.
+        let remote = matches!(self.file, Source::Remote(_));
+        let most = if remote { 1 } else { RUN };
+        let window = super::remote::ahead_pages(self.page_size);
+        let mut fetched = 0;
         while j < pages.len() {
+            if remote && j >= fetched {
+                fetched = (j + window).min(pages.len());
+                let refs: Vec<PageRef> = pages[j..fetched].iter().map(|p| p.1).collect();
+                self.fetch_pages(&refs)?;
+            }
             let mut run = 1;
             while j + run < pages.len()
-                && run < RUN
+                && run < most
                 && pages[j + run].1.physical == pages[j].1.physical + run as u64
             {
                 run += 1;
             }
             let at = self.offset(pages[j].1.physical)?;
-            read_exact_at(self.file, at, &mut buf[..run * self.page_size])?;
+            self.file
+                .read_exact_at(at, &mut buf[..run * self.page_size])?;
             for (k, &(logical, e)) in pages[j..j + run].iter().enumerate() {
                 let page = &mut buf[k * self.page_size..(k + 1) * self.page_size];
                 let plain = self
@@ -264,7 +333,7 @@ impl PageReader<'_> {
 
 /// Writes sealed pages at consecutive physical positions from `next_physical`.
 pub struct PageWriter<'a> {
-    file: &'a File,
+    file: Source<'a>,
     keys: &'a FileKeys,
     file_id: [u8; 16],
     page_size: usize,
@@ -351,7 +420,7 @@ impl<'a> PageWriter<'a> {
             return Ok(());
         }
         let at = self.pages_at + self.pending_start * self.page_size as u64;
-        write_at(self.file, at, &self.pending)?;
+        write_at(self.file.local()?, at, &self.pending)?;
         self.pending.clear();
         self.pending_start = self.next_physical;
         Ok(())

@@ -23,7 +23,9 @@ mod io;
 mod json_key;
 mod keymap;
 pub mod pages;
+pub mod pin;
 mod read;
+pub mod remote;
 pub mod root;
 mod seal;
 pub mod slots;
@@ -221,6 +223,12 @@ pub enum RecordsError {
     /// Writing failed.
     #[error("cannot write")]
     Write(#[source] std::io::Error),
+    /// Reading a remote file failed.
+    #[error(transparent)]
+    Remote(crate::remote::RemoteError),
+    /// An update of a file at a URL.
+    #[error("a record file at a URL is read only: updates are made to a local copy")]
+    RemoteReadOnly,
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use super::codec::PageRef;
 use super::crypto::FileKeys;
 use super::dirs::Dirs;
 use super::header::{Damage, Header, choose, copy_name};
-use super::io::{PageReader, map_file, open_locked};
+use super::io::{Blob, PageReader, map_file, open_locked};
 use super::pages::{
     IndexPage, Kind, NO_NEXT, Rec, bucket_of, data_capacity, dir_capacity, find_in_data,
     index_lookup, parse_data, repeated_tags,
@@ -84,7 +84,7 @@ type Located = (u32, Page, std::ops::Range<usize>);
 
 /// An open record file.
 pub struct RecordFile {
-    pub(super) file: File,
+    pub(super) file: Blob,
     /// The file's bytes as mapped at opening ([`map_file`]), where pages are read from.
     pub(super) map: Option<memmap2::Mmap>,
     pub(super) header: Header,
@@ -140,7 +140,21 @@ impl RecordFile {
         options: OpenOptions,
     ) -> Result<RecordFile, RecordsError> {
         let file = open_locked(path, options.writable)?;
-        let chosen = choose(&file, unlocks, options.previous_commit)?;
+        RecordFile::open_blob(Blob::Local(file), unlocks, options)
+    }
+
+    /// Opens the record file `blob` (a local file opened as `options` say, or a remote
+    /// one, read only) with one of `unlocks`.
+    pub fn open_blob(
+        blob: Blob,
+        unlocks: &[Unlock<'_>],
+        options: OpenOptions,
+    ) -> Result<RecordFile, RecordsError> {
+        if options.writable && matches!(blob, Blob::Remote(_)) {
+            return Err(RecordsError::RemoteReadOnly);
+        }
+        let file = blob;
+        let chosen = choose(file.source(), unlocks, options.previous_commit)?;
         let page_size = chosen.header.page_size as usize;
         let needed = chosen
             .root
@@ -152,7 +166,10 @@ impl RecordFile {
         }
         let cache = cache_for(&chosen.root, chosen.len, page_size, DEFAULT_CACHE_BYTES);
         Ok(RecordFile {
-            map: map_file(&file),
+            map: match &file {
+                Blob::Local(f) => map_file(f),
+                Blob::Remote(_) => None,
+            },
             file,
             header: chosen.header,
             keys: chosen.keys,
@@ -165,6 +182,12 @@ impl RecordFile {
             cache,
             scratch: Vec::new(),
         })
+    }
+
+    /// The file's id and the sequence number of the commit opened (what `--pin`
+    /// remembers).
+    pub fn commit_seen(&self) -> ([u8; 16], u64) {
+        (self.header.file_id, self.header.sequence)
     }
 
     /// Sets the budget of decrypted pages kept in memory.
@@ -710,7 +733,7 @@ pub(super) fn cache_for(root: &Root, len: u64, page_size: usize, budget: usize) 
 
 /// A page reader over a file's parts (borrowing only them).
 fn reader_of<'a>(
-    file: &'a File,
+    file: &'a Blob,
     mapped: Option<&'a [u8]>,
     keys: &'a FileKeys,
     header: &Header,
@@ -718,7 +741,7 @@ fn reader_of<'a>(
     page_size: usize,
 ) -> PageReader<'a> {
     PageReader {
-        file,
+        file: file.source(),
         keys,
         id: header.file_id,
         page_size,

@@ -385,9 +385,8 @@ pub fn seal_with_slots<'a>(
     super::header::check_slot_room(&slots, COPY_SIZE)?;
     out.set_len(0).map_err(RecordsError::Write)?;
     let generation = 1;
-    let file: &File = out;
     let reader = PageReader {
-        file,
+        file: super::io::Source::Local(out),
         keys: &keys,
         id: file_id,
         page_size,

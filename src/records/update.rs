@@ -58,12 +58,14 @@ impl RecordFile {
         let generation = root.generation + 1;
         let mut counts = (0u64, 0u64, 0u64);
         if !add.is_empty() || !remove.is_empty() {
-            let before = self.file.metadata().map_err(RecordsError::Read)?.len();
+            let before = self.file.source().byte_len()?;
             let written = self
                 .write_changes(&mut root, generation, add, remove)
                 // Pages first, durably; the header that makes them current after.
                 .and_then(|c| {
                     self.file
+                        .source()
+                        .local()?
                         .sync_data()
                         .map(|()| c)
                         .map_err(RecordsError::Write)
@@ -74,7 +76,9 @@ impl RecordFile {
                     // No header copy names the pages written past `before` (both are
                     // as they were), so the file gets its old length back: a full disk
                     // is not left full of them. Best effort: the error is the write's.
-                    let _ = self.file.set_len(before);
+                    if let Ok(file) = self.file.source().local() {
+                        let _ = file.set_len(before);
+                    }
                     return Err(e);
                 }
             };
@@ -99,7 +103,12 @@ impl RecordFile {
         }
         let bytes = header.encode(&self.keys, &root)?;
         // The copy that is not in use first: it holds an older commit or is damaged.
-        write_copies(&self.file, header.copy_size, &bytes, 1 - self.copy)?;
+        write_copies(
+            self.file.source().local()?,
+            header.copy_size,
+            &bytes,
+            1 - self.copy,
+        )?;
         self.header = header;
         self.root = root;
         self.copy = 1 - self.copy;

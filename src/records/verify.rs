@@ -32,7 +32,12 @@ impl RecordFile {
         let mut records = 0u64;
         let mut pages = 0u64;
         progress.set_total((data_refs.len() + index_refs.len()) as u64);
+        let window = super::remote::ahead_pages(self.page_size);
         for logical in 0..data_refs.len() as u64 {
+            if (logical as usize).is_multiple_of(window) {
+                let at = logical as usize;
+                self.fetch_pages(&data_refs[at..(at + window).min(data_refs.len())])?;
+            }
             let (p, recs) = self.data_page(logical)?;
             if buckets > 0 {
                 for r in &recs {
@@ -66,6 +71,12 @@ impl RecordFile {
         let mut seen = vec![false; index_pages as usize];
         let mut indexed: Vec<(u32, u32, u32)> = Vec::with_capacity(expected.len());
         for b in 0..buckets {
+            let at = b as usize;
+            if at.is_multiple_of(window) {
+                self.fetch_pages(
+                    &index_refs[at.min(index_refs.len())..(at + window).min(index_refs.len())],
+                )?;
+            }
             let mut logical = u64::from(b);
             loop {
                 if logical >= index_pages || std::mem::replace(&mut seen[logical as usize], true) {

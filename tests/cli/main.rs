@@ -21,6 +21,7 @@ mod pg_cluster;
 mod records;
 mod records_age;
 mod records_batch;
+mod records_remote;
 mod records_v1;
 mod references;
 mod serve;

@@ -8,6 +8,8 @@ use super::super::HashKind;
 use super::body::{self, BodyError, MAX_BODY, Packed};
 use super::budget::{Budget, Held};
 use super::decode::{Decoder, Encoding};
+use crate::remote::http::without_userinfo;
+use crate::remote::http::{backoff, chain, retry_after, same_origin_redirects};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -238,7 +240,9 @@ impl Fetcher {
             .timeout(options.timeout)
             .connect_timeout(options.timeout.min(Duration::from_secs(30)))
             .pool_max_idle_per_host(options.parallel)
-            .redirect(same_origin_redirects());
+            .redirect(same_origin_redirects(
+                "give that one as --source to download from it",
+            ));
         if let Some(pem) = &options.cacert {
             let certs = reqwest::Certificate::from_pem_bundle(pem)
                 .map_err(|e| FetchError::Client(format!("--cacert: {e}")))?;
@@ -452,84 +456,6 @@ fn accept_header(codings: &[Encoding]) -> reqwest::header::HeaderValue {
     reqwest::header::HeaderValue::from_str(&value).expect("codings are tokens")
 }
 
-/// The delay before attempt `attempt + 1`: `base` doubled per attempt, at most 30 s,
-/// a random half to all of it.
-fn backoff(base: Duration, attempt: u32) -> Duration {
-    let full = base
-        .saturating_mul(1 << attempt.min(16).saturating_sub(1))
-        .min(Duration::from_secs(30));
-    let mut r = [0u8; 8];
-    let frac = if getrandom::fill(&mut r).is_ok() {
-        (u64::from_le_bytes(r) >> 11) as f64 / (1u64 << 53) as f64
-    } else {
-        0.5
-    };
-    full.mul_f64(0.5 + frac / 2.0)
-}
-
-/// Retry-After: seconds or an HTTP date, at most 10 minutes.
-fn retry_after(h: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let v = h.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim();
-    let d = if let Ok(secs) = v.parse::<u64>() {
-        Duration::from_secs(secs)
-    } else {
-        let at = httpdate::parse_http_date(v).ok()?;
-        at.duration_since(std::time::SystemTime::now())
-            .unwrap_or_default()
-    };
-    Some(d.min(Duration::from_secs(600)))
-}
-
-/// An error with its causes, as one line.
-/// Redirects are followed (at most 10) while they stay on the source's origin (scheme,
-/// host and port): a mirror that moves its ranges elsewhere is refused with an error
-/// naming both origins, since what the download's files record as its source, and
-/// whom it trusts for the data, would otherwise change without a word. Give the other
-/// origin as `--source` to download from it.
-fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
-        let from = attempt
-            .previous()
-            .first()
-            .map(|u| u.origin().ascii_serialization());
-        let to = attempt.url().origin().ascii_serialization();
-        match from {
-            Some(from) if from != to => attempt.error(format!(
-                "the source redirects from {from} to another origin, {to}: give that one as --source to download from it"
-            )),
-            _ if attempt.previous().len() > 10 => attempt.error("more than 10 redirects"),
-            _ => attempt.follow(),
-        }
-    })
-}
-
-/// `url` without the user information of its authority (`USER:PASS@`), for text that
-/// is shown or kept: `https://u:p@host/x` gives `https://host/x`.
-pub fn without_userinfo(url: &str) -> String {
-    if let Some(scheme_end) = url.find("://") {
-        let rest = &url[scheme_end + 3..];
-        let authority = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-        if let Some(at) = rest[..authority].rfind('@') {
-            return format!("{}{}", &url[..scheme_end + 3], &rest[at + 1..]);
-        }
-    }
-    url.to_string()
-}
-
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        let t = c.to_string();
-        if !s.contains(&t) {
-            s.push_str(": ");
-            s.push_str(&t);
-        }
-        cur = c.source();
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -579,31 +505,5 @@ mod tests {
         );
         assert!(Source::new(Some("ftp://x/{prefix}"), HashKind::Sha1).is_err());
         assert!(Source::new(Some("not a url"), HashKind::Sha1).is_err());
-    }
-
-    #[test]
-    fn backoff_doubles_with_jitter_and_stops_at_30_seconds() {
-        let base = Duration::from_millis(100);
-        for attempt in 1..40 {
-            let full = (base * (1 << (attempt - 1).min(15))).min(Duration::from_secs(30));
-            let d = backoff(base, attempt);
-            assert!(d >= full / 2 && d <= full, "{attempt}: {d:?} of {full:?}");
-        }
-    }
-
-    #[test]
-    fn retry_after_takes_seconds_or_a_date() {
-        let mut h = reqwest::header::HeaderMap::new();
-        h.insert(reqwest::header::RETRY_AFTER, "3".parse().unwrap());
-        assert_eq!(retry_after(&h), Some(Duration::from_secs(3)));
-        h.insert(reqwest::header::RETRY_AFTER, "99999".parse().unwrap());
-        assert_eq!(retry_after(&h), Some(Duration::from_secs(600)));
-        h.insert(
-            reqwest::header::RETRY_AFTER,
-            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
-        );
-        assert_eq!(retry_after(&h), Some(Duration::ZERO));
-        h.insert(reqwest::header::RETRY_AFTER, "soon".parse().unwrap());
-        assert_eq!(retry_after(&h), None);
     }
 }

@@ -595,7 +595,7 @@ fn redirects_are_followed_on_the_source_s_origin_and_refused_to_another() {
     assert_eq!(
         e,
         format!(
-            "range 0000A: error following redirect: the source redirects from http://127.0.0.1:{port} to another origin, http://localhost:{port}: give that one as --source to download from it"
+            "range 0000A: error following redirect: redirected from http://127.0.0.1:{port} to another origin, http://localhost:{port}: give that one as --source to download from it"
         )
     );
     assert_eq!(away.times_asked(10), 1);

@@ -4,9 +4,10 @@ use super::super::manual::{EXIT_LOOKUP, ManExtra};
 use super::super::output::stdout_text;
 use super::super::status::{Global, Status};
 use super::get_keys::{KeyInput, Step};
-use super::{SecretArgs, open_file, records_error};
+use super::{SecretArgs, records_error};
 use crate::records::batch::BatchError;
 use crate::records::file::RecordFile;
+use crate::records::remote::KEYS_AT_ONCE;
 use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
@@ -83,6 +84,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub recovery: super::RecoveryArgs,
+
+    #[command(flatten)]
+    pub remote: super::remote::RemoteArgs,
 }
 
 /// Batches of fewer keys are looked up one by one: a batch pays off when its keys share
@@ -118,6 +122,38 @@ fn get_one(
     answer(out, buf, hit)
 }
 
+/// Looks up `keys` and writes their answers: whether any was found. A few keys (a slow
+/// writer's, a person's) one by one, through the page cache, which a long run of them
+/// fills as gets of single keys do; more as a batch.
+fn get_keys(
+    file: &mut RecordFile,
+    keys: &[&[u8]],
+    buf: &mut Vec<u8>,
+    out: &mut dyn Write,
+    shown: &str,
+) -> anyhow::Result<bool> {
+    let mut found = false;
+    if keys.len() < FEW_KEYS {
+        for key in keys {
+            found |= get_one(file, key, buf, out, shown)?;
+        }
+        return Ok(found);
+    }
+    file.get_batch(keys, |record| {
+        buf.clear();
+        if let Some(r) = record {
+            buf.extend_from_slice(r);
+        }
+        found |= answer(out, buf, record.is_some())?;
+        Ok(())
+    })
+    .map_err(|e| match e {
+        BatchError::Records(e) => records_error(e, shown),
+        BatchError::Emit(e) => e,
+    })?;
+    Ok(found)
+}
+
 /// Runs `veilkit records get`.
 pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     if args.keys.is_empty() && args.records.is_empty() && args.keys_from.is_none() {
@@ -128,8 +164,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         .load(false, crate::records::format::ARGON_DEFAULT, false)?;
     // Open the key list first: a missing file is reported before any output.
     let mut key_input = args.keys_from.as_deref().map(KeyInput::open).transpose()?;
-    let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;
-    let shown = args.file.display().to_string();
+    let reading = super::remote::Reading::new(&args.file, &args.remote)?;
+    let mut file = reading.open(&secrets, &args.recovery)?;
+    let shown = reading.shown.clone();
     // -q: the exit status alone answers, as with grep -q.
     let mut out: Box<dyn Write> = if global.quiet {
         Box::new(std::io::sink())
@@ -142,6 +179,15 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         && let Some(h) = file.prefix().map_err(|e| records_error(e, &shown))?
     {
         out.write_all(&h).context("stdout")?;
+    }
+    // A file at a URL: the pages the keys need are fetched together first.
+    let remote = file.remote().is_some();
+    if remote {
+        let keys: Vec<&[u8]> = args.keys.iter().map(|k| k.as_bytes()).collect();
+        for chunk in keys.chunks(KEYS_AT_ONCE) {
+            file.fetch_for(chunk)
+                .map_err(|e| records_error(e, &shown))?;
+        }
     }
     for key in &args.keys {
         found |= get_one(&mut file, key.as_bytes(), &mut buf, &mut out, &shown)?;
@@ -159,27 +205,22 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     }
     if let Some(input) = key_input.as_mut() {
         input.each_batch(|step| match step {
-            // A few keys (a slow writer's, a person's): one by one, through the page
-            // cache, which a long run of them fills as gets of single keys do.
-            Step::Keys(keys) if keys.len() < FEW_KEYS => {
-                for key in keys {
-                    found |= get_one(&mut file, key, &mut buf, &mut out, &shown)?;
+            Step::Keys(keys) => {
+                // At a URL, the pages of a few thousand keys at a time are fetched
+                // together before their gets.
+                let chunk = if remote {
+                    KEYS_AT_ONCE
+                } else {
+                    keys.len().max(1)
+                };
+                for keys in keys.chunks(chunk) {
+                    if remote {
+                        file.fetch_for(keys).map_err(|e| records_error(e, &shown))?;
+                    }
+                    found |= get_keys(&mut file, keys, &mut buf, &mut out, &shown)?;
                 }
                 Ok(())
             }
-            Step::Keys(keys) => file
-                .get_batch(keys, |record| {
-                    buf.clear();
-                    if let Some(r) = record {
-                        buf.extend_from_slice(r);
-                    }
-                    found |= answer(&mut out, &mut buf, record.is_some())?;
-                    Ok(())
-                })
-                .map_err(|e| match e {
-                    BatchError::Records(e) => records_error(e, &shown),
-                    BatchError::Emit(e) => e,
-                }),
             Step::Wait => out.flush().context("stdout"),
         })?;
     }

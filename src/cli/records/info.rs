@@ -4,7 +4,7 @@ use super::super::keysource::{ENV_KEY, ENV_KEY_FILE};
 use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::stdout_text;
 use super::super::status::{Global, Status};
-use super::{SecretArgs, open_file, records_error};
+use super::{SecretArgs, records_error};
 use crate::records::file::CopyState;
 use anyhow::Context;
 use std::io::Write;
@@ -47,6 +47,9 @@ pub struct Args {
     #[command(flatten)]
     pub recovery: super::RecoveryArgs,
 
+    #[command(flatten)]
+    pub remote: super::remote::RemoteArgs,
+
     /// Print one JSON object instead of `key: value` lines (schema: docs/JSON.md).
     #[arg(long)]
     pub json: bool,
@@ -80,8 +83,9 @@ use crate::records::format::Compression;
 
 /// Runs `veilkit records info`.
 pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
-    let shown = args.file.display().to_string();
-    let peek = crate::records::file::peek(&args.file).map_err(|e| records_error(e, &shown))?;
+    let reading = super::remote::Reading::new(&args.file, &args.remote)?;
+    let shown = reading.shown.clone();
+    let peek = reading.peek().map_err(|e| records_error(e, &shown))?;
     let mut out = stdout_text();
     let copy = |i: usize| match peek.copies[i] {
         Some(seq) => format!("sequence {seq}"),
@@ -129,7 +133,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         let secrets = args
             .secrets
             .load(false, crate::records::format::ARGON_DEFAULT, false)?;
-        let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;
+        let mut file = reading.open(&secrets, &args.recovery)?;
         let i = file.info().map_err(|e| records_error(e, &shown))?;
         lines.push(("records", i.records.to_string()));
         let mut input = i.format.name().to_string();

@@ -9,6 +9,7 @@ mod get_keys;
 pub mod info;
 pub mod open;
 pub mod rekey;
+pub mod remote;
 pub mod seal;
 pub mod verify;
 
@@ -433,6 +434,18 @@ pub fn open_file(
     writable: bool,
     recovery: &RecoveryArgs,
 ) -> anyhow::Result<RecordFile> {
+    if let Some(url) = path.to_str().filter(|s| crate::remote::is_url(s)) {
+        // Only writers come here with a URL: readers go through remote::Reading.
+        let shown = reqwest::Url::parse(url)
+            .map(|u| crate::remote::shown(&u))
+            .unwrap_or_else(|_| crate::remote::http::without_userinfo(url));
+        return Err(hinted(
+            format!(
+                "{shown}: a record file at a URL is read only: append, delete and rekey change a local file"
+            ),
+            "download it (curl -o copy.vkr URL), update the copy, and publish it as a new file: upload it under a new name, or in place of the old one by a rename on the server (docs/RECORDS-FORMAT.md, \"Files at a URL\")",
+        ));
+    }
     let shown = path.display().to_string();
     let options = crate::records::file::OpenOptions {
         writable,

@@ -3,7 +3,7 @@
 use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, Destination, NewFile, stdout_text};
 use super::super::status::{Global, Status};
-use super::{SecretArgs, open_file, records_error};
+use super::{SecretArgs, records_error};
 use crate::records::RecordsError;
 use anyhow::Context;
 use std::path::PathBuf;
@@ -62,6 +62,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub recovery: super::RecoveryArgs,
+
+    #[command(flatten)]
+    pub remote: super::remote::RemoteArgs,
 }
 
 /// Runs `veilkit records open`.
@@ -69,8 +72,9 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let secrets = args
         .secrets
         .load(false, crate::records::format::ARGON_DEFAULT, false)?;
-    let mut file = open_file(&args.file, &secrets, false, &args.recovery)?;
-    let shown = args.file.display().to_string();
+    let reading = super::remote::Reading::new(&args.file, &args.remote)?;
+    let mut file = reading.open(&secrets, &args.recovery)?;
+    let shown = reading.shown.clone();
     let dest = Destination::open(
         args.output.as_ref(),
         &[&args.file],

@@ -4,7 +4,7 @@ use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::Bar;
 use super::super::report::info;
 use super::super::status::{Global, Status};
-use super::{SecretArgs, open_file, records_error};
+use super::{SecretArgs, records_error};
 use std::path::PathBuf;
 
 /// One line for the command list.
@@ -41,6 +41,9 @@ pub struct Args {
     #[command(flatten)]
     pub recovery: super::RecoveryArgs,
 
+    #[command(flatten)]
+    pub remote: super::remote::RemoteArgs,
+
     /// Print the result as one JSON object on standard output (schema: docs/JSON.md);
     /// a problem is still named on standard error, with status 2.
     #[arg(long)]
@@ -52,7 +55,11 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     let secrets = args
         .secrets
         .load(false, crate::records::format::ARGON_DEFAULT, false)?;
-    let shown = args.file.display().to_string();
+    let reading = super::remote::Reading::new(&args.file, &args.remote);
+    let shown = match &reading {
+        Ok(r) => r.shown.clone(),
+        Err(_) => args.file.display().to_string(),
+    };
     let failed = |e: anyhow::Error| -> anyhow::Result<Status> {
         if args.json {
             super::super::output::print_json(&serde_json::json!({
@@ -63,7 +70,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         }
         Err(e)
     };
-    let mut file = match open_file(&args.file, &secrets, false, &args.recovery) {
+    let mut file = match reading.and_then(|r| r.open(&secrets, &args.recovery)) {
         Ok(f) => f,
         Err(e) => return failed(e),
     };
