@@ -1601,7 +1601,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__get)
-            opts="-q -h -V --quiet --record --keys --header --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --parallel --cacert --pin --help --version"
+            opts="-q -h -V --quiet --record --keys --header --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --parallel --cacert --endpoint --pin --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1632,6 +1632,10 @@ _veilkit() {
                     return 0
                     ;;
                 --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1815,7 +1819,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__info)
-            opts="-q -h -V --quiet --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --parallel --cacert --pin --json --help --version"
+            opts="-q -h -V --quiet --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --parallel --cacert --endpoint --pin --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1841,6 +1845,10 @@ _veilkit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --pin)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1853,7 +1861,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__open)
-            opts="-q -o -f -h -V --quiet --output --force --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --parallel --cacert --pin --help --version"
+            opts="-q -o -f -h -V --quiet --output --force --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --parallel --cacert --endpoint --pin --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1884,6 +1892,10 @@ _veilkit() {
                     return 0
                     ;;
                 --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1961,7 +1973,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__seal)
-            opts="-q -o -k -f -r -h -V --quiet --output --input-format --key-field --no-header --page-size --compress --force --key-file --passphrase --passphrase-file --identity --weak-ok --recipient --recipients-file --argon2-memory --argon2-passes --help --version"
+            opts="-q -o -k -f -r -h -V --quiet --output --input-format --key-field --no-header --page-size --compress --force --key-file --passphrase --passphrase-file --identity --weak-ok --recipient --recipients-file --argon2-memory --argon2-passes --endpoint --cacert --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2027,6 +2039,14 @@ _veilkit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2035,7 +2055,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__verify)
-            opts="-q -h -V --quiet --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --parallel --cacert --pin --json --help --version"
+            opts="-q -h -V --quiet --key-file --passphrase --passphrase-file --identity --weak-ok --previous-commit --parallel --cacert --endpoint --pin --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2058,6 +2078,10 @@ _veilkit() {
                     return 0
                     ;;
                 --cacert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

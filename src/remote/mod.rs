@@ -14,6 +14,7 @@
 //! refuse, delay or replay, not forge.
 
 pub mod http;
+pub mod s3;
 
 use bytes::Bytes;
 use reqwest::header::{self, HeaderValue};
@@ -232,6 +233,39 @@ enum Failure {
     Fatal(RemoteError),
 }
 
+/// The HTTP client of `options`: veilkit's TLS provider, a User-Agent naming veilkit,
+/// time limits, redirects kept on one origin, extra CA certificates.
+pub fn client(options: &Options) -> Result<reqwest::Client, RemoteError> {
+    // reqwest is built without a crypto provider: this process's is crate::tls's.
+    let _ = crate::tls::provider().install_default();
+    let agent = format!("veilkit/{} {}", env!("CARGO_PKG_VERSION"), options.agent);
+    let mut b = reqwest::Client::builder()
+        .user_agent(agent.trim_end())
+        .timeout(options.timeout)
+        .connect_timeout(options.timeout.min(Duration::from_secs(10)))
+        .pool_max_idle_per_host(options.parallel)
+        .redirect(http::same_origin_redirects("give that URL instead"));
+    if let Some(pem) = &options.cacert {
+        let certs = reqwest::Certificate::from_pem_bundle(pem)
+            .map_err(|e| RemoteError::Client(format!("--cacert: {e}")))?;
+        if certs.is_empty() {
+            return Err(RemoteError::Client(
+                "--cacert: no PEM certificate in the file".into(),
+            ));
+        }
+        b = b.tls_certs_merge(certs);
+    }
+    b.build().map_err(|e| RemoteError::Client(http::chain(&e)))
+}
+
+/// A runtime for one thread's requests (many in flight on it).
+pub fn runtime() -> Result<tokio::runtime::Runtime, RemoteError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| RemoteError::Client(e.to_string()))
+}
+
 impl RemoteFile {
     /// Opens the file at `url` (`http://` or `https://`): one request for its first
     /// [`Options::first`] bytes, which says whether the server answers ranges and how
@@ -245,32 +279,21 @@ impl RemoteFile {
         if parsed.password().is_some() {
             return Err(RemoteError::PasswordInUrl(shown));
         }
-        // reqwest is built without a crypto provider: this process's is crate::tls's.
-        let _ = crate::tls::provider().install_default();
-        let agent = format!("veilkit/{} {}", env!("CARGO_PKG_VERSION"), options.agent);
-        let mut b = reqwest::Client::builder()
-            .user_agent(agent.trim_end())
-            .timeout(options.timeout)
-            .connect_timeout(options.timeout.min(Duration::from_secs(10)))
-            .pool_max_idle_per_host(options.parallel)
-            .redirect(http::same_origin_redirects("give that URL instead"));
-        if let Some(pem) = &options.cacert {
-            let certs = reqwest::Certificate::from_pem_bundle(pem)
-                .map_err(|e| RemoteError::Client(format!("--cacert: {e}")))?;
-            if certs.is_empty() {
-                return Err(RemoteError::Client(
-                    "--cacert: no PEM certificate in the file".into(),
-                ));
-            }
-            b = b.tls_certs_merge(certs);
-        }
-        let client = b
-            .build()
-            .map_err(|e| RemoteError::Client(http::chain(&e)))?;
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| RemoteError::Client(e.to_string()))?;
+        RemoteFile::open_parsed(parsed, shown, options)
+    }
+
+    /// Opens the object `object` (`s3://BUCKET/KEY`) through a presigned URL.
+    pub fn open_object(object: &s3::Object, options: Options) -> Result<RemoteFile, RemoteError> {
+        RemoteFile::open_parsed(object.read_url(), object.shown().to_string(), options)
+    }
+
+    fn open_parsed(
+        parsed: reqwest::Url,
+        shown: String,
+        options: Options,
+    ) -> Result<RemoteFile, RemoteError> {
+        let client = client(&options)?;
+        let rt = runtime()?;
         let mut f = RemoteFile {
             rt,
             client,

@@ -22,6 +22,7 @@ mod records;
 mod records_age;
 mod records_batch;
 mod records_remote;
+mod records_s3;
 mod records_v1;
 mod references;
 mod serve;

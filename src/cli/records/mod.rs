@@ -434,7 +434,10 @@ pub fn open_file(
     writable: bool,
     recovery: &RecoveryArgs,
 ) -> anyhow::Result<RecordFile> {
-    if let Some(url) = path.to_str().filter(|s| crate::remote::is_url(s)) {
+    if let Some(url) = path
+        .to_str()
+        .filter(|s| crate::remote::is_url(s) || crate::remote::s3::is_s3(s))
+    {
         // Only writers come here with a URL: readers go through remote::Reading.
         let shown = reqwest::Url::parse(url)
             .map(|u| crate::remote::shown(&u))

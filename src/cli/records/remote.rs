@@ -28,6 +28,11 @@ pub struct RemoteArgs {
     #[arg(long, value_name = "PEM", help_heading = "Files at a URL")]
     pub cacert: Option<PathBuf>,
 
+    /// For an s3:// FILE: the S3-compatible store's URL (addressed in path style), instead
+    /// of AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL or AWS's own for the region.
+    #[arg(long, value_name = "URL", help_heading = "Files at a URL")]
+    pub endpoint: Option<String>,
+
     /// Remember in PIN the highest commit each record file has shown, and refuse a copy
     /// older than that (storage serving an old copy again). Created when missing.
     #[arg(long, value_name = "PIN", help_heading = "Files at a URL")]
@@ -46,7 +51,9 @@ pub struct Reading {
 impl Reading {
     /// FILE as given: a URL is opened here (one request).
     pub fn new(file: &Path, args: &RemoteArgs) -> anyhow::Result<Reading> {
-        let text = file.to_str().filter(|s| crate::remote::is_url(s));
+        let text = file
+            .to_str()
+            .filter(|s| crate::remote::is_url(s) || crate::remote::s3::is_s3(s));
         let remote = match text {
             None => None,
             Some(url) => {
@@ -64,7 +71,13 @@ impl Reading {
                     agent: "(records)",
                     ..crate::remote::Options::default()
                 };
-                let r = RemoteFile::open(url, options).map_err(remote_error)?;
+                let r = if crate::remote::s3::is_s3(url) {
+                    let object = s3_object(url, args.endpoint.as_deref())?;
+                    RemoteFile::open_object(&object, options)
+                } else {
+                    RemoteFile::open(url, options)
+                };
+                let r = r.map_err(remote_error)?;
                 Some(Arc::new(r))
             }
         };
@@ -118,6 +131,13 @@ impl Reading {
     }
 }
 
+/// The object `s3://BUCKET/KEY`, reached as the environment and `endpoint` say.
+pub fn s3_object(url: &str, endpoint: Option<&str>) -> anyhow::Result<crate::remote::s3::Object> {
+    let var = |name: &str| std::env::var(name).ok();
+    crate::remote::s3::Object::new(url, endpoint, &crate::remote::s3::Env { var: &var })
+        .map_err(remote_error)
+}
+
 /// A remote error with a hint where one helps.
 pub fn remote_error(e: crate::remote::RemoteError) -> anyhow::Error {
     use crate::remote::RemoteError as E;
@@ -126,7 +146,7 @@ pub fn remote_error(e: crate::remote::RemoteError) -> anyhow::Error {
             Some("use a presigned or public URL, or put the file where no password is needed")
         }
         E::Status { status: 403, .. } => Some(
-            "check the credentials and the object's permissions; a presigned URL may have expired",
+            "check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) and the object's permissions; a presigned URL may have expired",
         ),
         _ => None,
     };

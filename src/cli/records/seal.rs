@@ -78,7 +78,9 @@ pub struct Args {
     #[arg(value_name = "INPUT")]
     pub input: PathBuf,
 
-    /// The record file to write.
+    /// The record file to write: a path, or s3://BUCKET/KEY (uploaded once sealed: one
+    /// PUT, or a multipart upload past 16 MiB; nothing is visible under the key until
+    /// the whole file is).
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 
@@ -117,6 +119,15 @@ pub struct Args {
 
     #[command(flatten)]
     pub kdf: KdfArgs,
+
+    /// For -o s3://...: the S3-compatible store's URL (addressed in path style), instead
+    /// of AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL or AWS's own for the region.
+    #[arg(long, value_name = "URL", help_heading = "Files at a URL")]
+    pub endpoint: Option<String>,
+
+    /// For an https:// endpoint: trust the CA certificates in this PEM file too.
+    #[arg(long, value_name = "PEM", help_heading = "Files at a URL")]
+    pub cacert: Option<PathBuf>,
 }
 
 /// `--compress`: a Zstandard level, or none.
@@ -135,6 +146,41 @@ fn parse_compress(text: &str) -> Result<Compress, String> {
         },
         _ => Err("use zstd, zstd:LEVEL (1 to 19) or none".to_string()),
     }
+}
+
+/// Where the sealed file goes: a new file renamed into place, or a temporary file to
+/// upload.
+enum Output {
+    File(crate::streams::AtomicFile),
+    Temp(std::fs::File),
+}
+
+impl Output {
+    fn file_mut(&mut self) -> Result<&mut std::fs::File, crate::records::RecordsError> {
+        match self {
+            Output::File(f) => f.file_mut().map_err(crate::records::RecordsError::Write),
+            Output::Temp(f) => Ok(f),
+        }
+    }
+}
+
+/// The HTTP settings of an upload.
+fn upload_options(args: &Args) -> anyhow::Result<crate::remote::Options> {
+    let cacert = match &args.cacert {
+        Some(p) => Some(
+            super::super::input::read_small(p, "the CA certificates (--cacert -)")
+                .with_context(|| format!("--cacert {}", p.display()))?
+                .to_vec(),
+        ),
+        None => None,
+    };
+    Ok(crate::remote::Options {
+        cacert,
+        agent: "(records seal)",
+        // A part of 16 MiB on a slow link.
+        timeout: std::time::Duration::from_secs(300),
+        ..crate::remote::Options::default()
+    })
 }
 
 /// Runs `veilkit records seal`.
@@ -178,16 +224,47 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
     unlocks.extend(recipients.iter().map(|r| Unlock::Recipient(*r)));
     let started = Instant::now();
     let shown = display_path(&args.input);
+    let target = args.output.to_str().unwrap_or_default();
+    if crate::remote::is_url(target) {
+        return Err(hinted(
+            "-o takes a path or s3://BUCKET/KEY, not an http(s) URL",
+            "seal to a local file and publish it with the web server's own means",
+        ));
+    }
+    let upload = if crate::remote::s3::is_s3(target) {
+        let object = super::remote::s3_object(target, args.endpoint.as_deref())?;
+        let options = upload_options(args)?;
+        let client = crate::remote::client(&options).map_err(super::remote::remote_error)?;
+        if !args.force
+            && object
+                .exists(&client)
+                .map_err(super::remote::remote_error)?
+        {
+            return Err(hinted(
+                format!("{}: the object exists", object.shown()),
+                "pass --force to replace it",
+            ));
+        }
+        Some((object, client))
+    } else {
+        None
+    };
     let input = read_input(&args.input)?;
-    let mut out = create_output(
-        &args.output,
-        &[&args.input],
-        NewFile {
-            force: args.force,
-            secret: true,
-            ..NewFile::default()
-        },
-    )?;
+    let mut out = match &upload {
+        // Sealed into an unnamed temporary file, then uploaded.
+        Some(_) => Output::Temp(
+            tempfile::tempfile().context("a temporary file for the sealed file (TMPDIR)")?,
+        ),
+        None => Output::File(create_output(
+            &args.output,
+            &[&args.input],
+            NewFile {
+                force: args.force,
+                secret: true,
+                ..NewFile::default()
+            },
+        )?),
+    };
     let settings = Settings {
         format,
         header_row,
@@ -210,8 +287,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             prefix,
             &settings,
             &unlocks,
-            out.file_mut()
-                .map_err(crate::records::RecordsError::Write)?,
+            out.file_mut()?,
             &bar,
         )
     })();
@@ -223,19 +299,32 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         }
         e => records_error(e, &shown),
     })?;
-    // A record file being replaced (--force) is locked first, as by a writer.
-    let held = crate::records::file::lock_existing(&args.output)
-        .map_err(|e| records_error(e, &args.output.display().to_string()))?;
-    out.commit()
-        .with_context(|| args.output.display().to_string())?;
-    drop(held);
+    let dest = match (out, upload) {
+        (Output::Temp(f), Some((object, client))) => {
+            let bar = Bar::bytes(global, "uploading");
+            let r = object.upload(&client, &f, summary.bytes, &bar);
+            bar.finish();
+            r.map_err(super::remote::remote_error)?;
+            object.shown().to_string()
+        }
+        (Output::File(out), _) => {
+            // A record file being replaced (--force) is locked first, as by a writer.
+            let held = crate::records::file::lock_existing(&args.output)
+                .map_err(|e| records_error(e, &args.output.display().to_string()))?;
+            out.commit()
+                .with_context(|| args.output.display().to_string())?;
+            drop(held);
+            args.output.display().to_string()
+        }
+        (Output::Temp(_), None) => unreachable!("a temporary file is made for an upload"),
+    };
     let secs = started.elapsed().as_secs_f64();
     info(
         global,
         format!(
             "sealed {} into {}: {} bytes ({:.2}x the input), in {:.2} s",
             super::super::report::counted(summary.records, "record", "records"),
-            args.output.display(),
+            dest,
             summary.bytes,
             summary.bytes as f64 / input.len().max(1) as f64,
             secs
