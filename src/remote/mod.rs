@@ -679,6 +679,135 @@ mod tests {
         assert!(!is_url("file.vkr") && !is_url("ftp://x/y"));
     }
 
+    /// A one-file HTTP server on loopback answering each request (one a connection)
+    /// with what `answer` makes of its Range and If-Match headers and its number.
+    fn server(
+        answer: impl Fn(u64, u64, Option<String>, usize) -> String + Send + 'static,
+    ) -> (String, std::sync::Arc<AtomicU64>) {
+        use std::io::{BufRead, Write};
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/f", l.local_addr().unwrap());
+        let served = std::sync::Arc::new(AtomicU64::new(0));
+        let count = served.clone();
+        std::thread::spawn(move || {
+            for (n, conn) in l.incoming().enumerate() {
+                let Ok(mut conn) = conn else { return };
+                let mut r = std::io::BufReader::new(conn.try_clone().unwrap());
+                let (mut range, mut cond) = ((0, 0), None);
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    let lower = line.to_ascii_lowercase();
+                    if let Some(v) = lower.strip_prefix("range: bytes=") {
+                        let (a, b) = v.trim().split_once('-').unwrap();
+                        range = (a.parse().unwrap(), b.parse().unwrap());
+                    }
+                    if lower.starts_with("if-match:") {
+                        cond = Some(line[9..].trim().to_string());
+                    }
+                }
+                count.fetch_add(1, Ordering::Relaxed);
+                let _ = conn.write_all(answer(range.0, range.1, cond, n).as_bytes());
+            }
+        });
+        (url, served)
+    }
+
+    fn part(first: u64, last: u64, total: u64, etag: &str) -> String {
+        let body = "x".repeat((last - first + 1) as usize);
+        format!(
+            "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes {first}-{last}/{total}\r\nETag: {etag}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    }
+
+    fn quick() -> Options {
+        Options {
+            backoff: Duration::from_millis(1),
+            first: 16,
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn a_file_that_changes_while_it_is_read_is_an_error_not_a_mix() {
+        // The server checks If-Match as nginx does: a new ETag after the first answer.
+        let (url, _) = server(|a, b, cond, n| {
+            let etag = if n == 0 { "\"v1\"" } else { "\"v2\"" };
+            match cond {
+                Some(c) if c != etag => {
+                    "HTTP/1.1 412 Precondition Failed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".into()
+                }
+                _ => part(a, b.min(99), 100, etag),
+            }
+        });
+        let f = RemoteFile::open(&url, quick()).unwrap();
+        let mut buf = [0u8; 8];
+        f.read_exact_at(0, &mut buf).unwrap();
+        let e = f.read_exact_at(50, &mut buf).unwrap_err();
+        assert!(matches!(e, RemoteError::Changed { .. }), "{e}");
+        // A server that ignores If-Match but shows another length.
+        let (url, _) =
+            server(|a, b, _, n| part(a, b.min(99), if n == 0 { 100 } else { 120 }, "\"x\""));
+        let f = RemoteFile::open(&url, quick()).unwrap();
+        let e = f.read_exact_at(50, &mut buf).unwrap_err();
+        assert!(
+            e.to_string().contains("it was 100 bytes and is 120 now"),
+            "{e}"
+        );
+        // A range other than the one asked for.
+        let (url, _) = server(|a, b, _, n| {
+            if n == 0 {
+                part(a, b, 100, "\"x\"")
+            } else {
+                part(a + 1, b + 1, 100, "\"x\"")
+            }
+        });
+        let f = RemoteFile::open(&url, quick()).unwrap();
+        let e = f.read_exact_at(50, &mut buf).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("asked for bytes 50-57, the server sent 51-58"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn server_errors_are_retried_and_client_errors_are_not() {
+        let (url, served) = server(|a, b, _, n| {
+            if n % 2 == 1 {
+                "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    .into()
+            } else {
+                part(a, b, 100, "\"x\"")
+            }
+        });
+        let f = RemoteFile::open(&url, quick()).unwrap();
+        let mut buf = [0u8; 4];
+        // 503, then the range.
+        f.read_exact_at(40, &mut buf).unwrap();
+        assert_eq!(served.load(Ordering::Relaxed), 3);
+        let (url, served) = server(|_, _, _, _| {
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                .into()
+        });
+        let e = RemoteFile::open(&url, quick()).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("HTTP 503 Service Unavailable (6 attempts)"),
+            "{e}"
+        );
+        assert_eq!(served.load(Ordering::Relaxed), 6);
+        let (url, served) = server(|_, _, _, _| {
+            "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".into()
+        });
+        let e = RemoteFile::open(&url, quick()).unwrap_err();
+        assert!(matches!(e, RemoteError::Status { status: 403, .. }), "{e}");
+        assert_eq!(served.load(Ordering::Relaxed), 1);
+    }
+
     #[test]
     fn held_ranges_answer_reads_inside_them_and_the_oldest_go_first() {
         let mut h = Held::default();
