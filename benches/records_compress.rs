@@ -85,6 +85,22 @@ fn gets(path: &Path, ring: &Keyring, keys: &[Vec<u8>]) -> f64 {
     keys.len() as f64 / start.elapsed().as_secs_f64()
 }
 
+/// `records get --keys`' path: every key in one batch from a fresh open.
+fn batch_gets(path: &Path, ring: &Keyring, keys: &[Vec<u8>]) -> f64 {
+    let mut f = RecordFile::open(path, &[Unlock::Keyring(ring)], false).unwrap();
+    let keys: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let mut found = 0usize;
+    let start = Instant::now();
+    f.get_batch(&keys, |r| {
+        found += usize::from(r.is_some());
+        Ok::<(), ()>(())
+    })
+    .unwrap();
+    let rate = keys.len() as f64 / start.elapsed().as_secs_f64();
+    assert_eq!(found, keys.len());
+    rate
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick" || a == "--test");
     let n = if quick { 100_000 } else { 1_000_000 };
@@ -131,12 +147,18 @@ fn main() {
         "\ncompressed record files: {rounds} interleaved rounds, medians [ranges], one thread"
     );
     println!(
-        "{:<24} {:<7} {:>10} {:>22} {:>24}",
-        "workload", "pages", "size/input", "seal (K records/s)", "random get (K/s)"
+        "{:<24} {:<7} {:>10} {:>22} {:>24} {:>24}",
+        "workload",
+        "pages",
+        "size/input",
+        "seal (K records/s)",
+        "random get (K/s)",
+        "batch get (K/s)"
     );
     for w in &workloads {
         let mut seal_rates = vec![Vec::new(); modes.len()];
         let mut get_rates = vec![Vec::new(); modes.len()];
+        let mut batch_rates = vec![Vec::new(); modes.len()];
         let mut sizes = vec![0u64; modes.len()];
         for _ in 0..rounds {
             for (m, (label, level)) in modes.iter().enumerate() {
@@ -145,13 +167,15 @@ fn main() {
                 seal_rates[m].push(w.records as f64 / secs / 1e3);
                 sizes[m] = std::fs::metadata(&path).unwrap().len();
                 get_rates[m].push(gets(&path, &ring, &w.keys) / 1e3);
+                batch_rates[m].push(batch_gets(&path, &ring, &w.keys) / 1e3);
             }
         }
         for (m, (label, _)) in modes.iter().enumerate() {
             let (slo, shi) = range(&seal_rates[m]);
             let (glo, ghi) = range(&get_rates[m]);
+            let (blo, bhi) = range(&batch_rates[m]);
             println!(
-                "{:<24} {:<7} {:>9.3}x {:>8.0} [{:>4.0}-{:<4.0}] {:>10.0} [{:>4.0}-{:<4.0}]",
+                "{:<24} {:<7} {:>9.3}x {:>8.0} [{:>4.0}-{:<4.0}] {:>10.0} [{:>4.0}-{:<4.0}] {:>10.0} [{:>4.0}-{:<4.0}]",
                 w.name,
                 label,
                 sizes[m] as f64 / w.data.len() as f64,
@@ -160,7 +184,10 @@ fn main() {
                 shi,
                 median(&get_rates[m]),
                 glo,
-                ghi
+                ghi,
+                median(&batch_rates[m]),
+                blo,
+                bhi
             );
         }
     }

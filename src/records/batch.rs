@@ -79,6 +79,54 @@ fn head(k: &[u8]) -> u64 {
     }
 }
 
+/// Candidates of one page from which its records are found through a [`RecordTable`].
+const SORT_KEYS: usize = 8;
+
+/// Records of a page from which they are found through a [`RecordTable`].
+const SORT_RECORDS: usize = 32;
+
+/// A page's records by key length and first eight bytes, then place: the first record
+/// in page order whose key is a candidate's is found by bisection, as a scan in page
+/// order finds it.
+struct RecordTable(Vec<(u32, u64, u32)>);
+
+impl RecordTable {
+    fn new(recs: &[super::pages::Rec], page: &[u8]) -> RecordTable {
+        let mut t: Vec<(u32, u64, u32)> = recs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let k = r.key(page);
+                (
+                    u32::try_from(k.len()).unwrap_or(u32::MAX),
+                    head(k),
+                    i as u32,
+                )
+            })
+            .collect();
+        t.sort_unstable();
+        RecordTable(t)
+    }
+
+    /// The first record (in page order) that holds `c`'s key.
+    fn first<'r>(
+        &self,
+        c: &Candidate,
+        recs: &'r [super::pages::Rec],
+        page: &[u8],
+        keys: &[&[u8]],
+    ) -> Option<&'r super::pages::Rec> {
+        let at = self
+            .0
+            .partition_point(|&(l, h, _)| (l, h) < (c.len, c.head));
+        self.0[at..]
+            .iter()
+            .take_while(|&&(l, h, _)| (l, h) == (c.len, c.head))
+            .map(|&(_, _, i)| &recs[i as usize])
+            .find(|r| c.holds(r.key(page), keys))
+    }
+}
+
 /// What a key's candidate page said of it, other than "not here".
 #[derive(Clone, Copy)]
 enum Said {
@@ -260,14 +308,24 @@ impl RecordFile {
                 } else {
                     None
                 };
+                // Many keys in a page of many records (a compressed page holds three
+                // times as many as a plain one): the records sorted by key length and
+                // first eight bytes once, each key's found by bisection, not a scan.
+                let table = recs
+                    .as_ref()
+                    .filter(|r| group.len() >= SORT_KEYS && r.len() >= SORT_RECORDS)
+                    .map(|recs| RecordTable::new(recs, bytes));
                 for c in group {
-                    let found = match &recs {
-                        Some(recs) => Some(
+                    let found = match (&recs, &table) {
+                        (Some(recs), Some(t)) => {
+                            Some(t.first(c, recs, bytes, keys).map(|r| &bytes[r.raw.clone()]))
+                        }
+                        (Some(recs), None) => Some(
                             recs.iter()
                                 .find(|r| c.holds(r.key(bytes), keys))
                                 .map(|r| &bytes[r.raw.clone()]),
                         ),
-                        None => find_in_data_by(bytes, |k| c.holds(k, keys)),
+                        (None, _) => find_in_data_by(bytes, |k| c.holds(k, keys)),
                     };
                     match found {
                         None => {
@@ -452,7 +510,7 @@ mod tests {
     use super::super::format::{InputFormat, Unlock};
     use super::super::pages::Kind;
     use super::super::tests::{append_csv, seal_bytes, settings};
-    use super::{BatchError, Candidate, Said, Told};
+    use super::{BatchError, Candidate, SORT_RECORDS, Said, Told};
     use crate::keys::Keyring;
     use proptest::prelude::*;
     use proptest::test_runner::TestCaseError;
@@ -541,6 +599,38 @@ mod tests {
     fn rows() -> impl Strategy<Value = Vec<(u16, u8)>> {
         proptest::collection::btree_map(0u16..3000, 0u8..120, 0..1500)
             .prop_map(|m| m.into_iter().collect())
+    }
+
+    /// Pages of well over a hundred records (compressed, short values), each asked for by
+    /// many keys, among them long keys sharing their first eight bytes: the records are
+    /// found through the page's sorted table, as one get after another finds them.
+    #[test]
+    fn crowded_pages_answer_through_their_table_as_one_get_after_another() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.vkr");
+        let ring = Keyring::generate().unwrap();
+        // Values of digits that compress to about half: some 200 records a page.
+        let input: String = (0..20_000u32)
+            .map(|k| format!("{},{}\n", name(k as u16), k.wrapping_mul(2_654_435_761)))
+            .collect();
+        let mut s = settings(InputFormat::Csv, "1", false, 4096);
+        s.compression = Some(3);
+        seal_bytes(&path, input.as_bytes(), &s, &ring).unwrap();
+        let mut f = RecordFile::open(&path, &[Unlock::Keyring(&ring)], false).unwrap();
+        assert!(f.root.buckets > 0, "an index");
+        let per_page = 20_000 / f.page_count(Kind::Data).unwrap();
+        assert!(
+            per_page > 2 * SORT_RECORDS as u64,
+            "{per_page} records a page"
+        );
+        drop(f);
+        // Every key (and absent ones) in a scrambled order, some twice.
+        let keys: Vec<Vec<u8>> = (0..24_000u32)
+            .map(|i| name((i.wrapping_mul(2_654_435_761) % 22_000) as u16).into_bytes())
+            .collect();
+        let want = one_by_one(&path, &ring, &keys);
+        assert!(want.0.iter().filter(|v| v.is_some()).count() > 20_000);
+        assert_eq!(batched(&path, &ring, &keys, (usize::MAX, usize::MAX)), want);
     }
 
     proptest! {
