@@ -52,6 +52,32 @@ pub fn same_origin_redirects(hint: &'static str) -> reqwest::redirect::Policy {
     })
 }
 
+/// Whether `e` (or one of its causes) is a TLS certificate that does not verify: a
+/// failure no retry can mend.
+pub fn bad_certificate(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(c) = cur {
+        if let Some(tls) = c.downcast_ref::<rustls::Error>() {
+            return matches!(
+                tls,
+                rustls::Error::InvalidCertificate(_) | rustls::Error::NoCertificatesPresented
+            );
+        }
+        // tokio-rustls hands rustls' error on inside an io::Error whose inner error is
+        // not always rustls' own type: its text says what it is.
+        if c.downcast_ref::<std::io::Error>().is_some() {
+            let text = c.to_string();
+            if text.starts_with("invalid peer certificate")
+                || text.starts_with("peer sent no certificates")
+            {
+                return true;
+            }
+        }
+        cur = c.source();
+    }
+    false
+}
+
 /// `url` without the user information of its authority (`USER:PASS@`), for text that
 /// is shown or kept: `https://u:p@host/x` gives `https://host/x`.
 pub fn without_userinfo(url: &str) -> String {

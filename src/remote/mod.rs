@@ -498,9 +498,9 @@ impl RemoteFile {
             req = req.header(name.clone(), value.clone());
         }
         let mut resp = req.send().await.map_err(|e| {
-            let redirect = e.is_redirect();
+            let fatal = e.is_redirect() || http::bad_certificate(&e);
             let problem = http::chain(&e.without_url());
-            if redirect {
+            if fatal {
                 Failure::Fatal(RemoteError::Answer {
                     url: url(),
                     problem,

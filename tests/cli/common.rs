@@ -226,3 +226,82 @@ pub fn fifo(dir: &Path, name: &str) -> PathBuf {
     );
     p
 }
+
+/// A CA of its own and a certificate for 127.0.0.1 and localhost signed by it, made with
+/// the openssl program in `d`: `ca.pem`, `server.pem`, `server.key`. `None` (the skip
+/// said) without openssl.
+pub fn test_certificates(d: &Path) -> Option<()> {
+    if !have_program("openssl", "version", "apt-get install openssl") {
+        return None;
+    }
+    let ssl = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(d)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            stderr_of(&out)
+        );
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
+    ssl(&[
+        &["req", "-x509"][..],
+        &ec,
+        &[
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=veilkit test CA",
+        ],
+    ]
+    .concat());
+    ssl(&[
+        &["req"][..],
+        &ec,
+        &[
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=127.0.0.1",
+        ],
+    ]
+    .concat());
+    std::fs::write(
+        d.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n",
+    )
+    .unwrap();
+    ssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+    ]);
+    Some(())
+}

@@ -142,79 +142,8 @@ impl Pg {
     /// and refuses connections without TLS; returns the CA's PEM file. `None` (the skip
     /// said) without the openssl program to make them.
     pub fn require_tls(&self) -> Option<PathBuf> {
-        if !super::common::have_program("openssl", "version", "apt-get install openssl") {
-            return None;
-        }
         let d = self.dir.path();
-        let ssl = |args: &[&str]| {
-            let out = Command::new("openssl")
-                .args(args)
-                .current_dir(d)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "openssl {args:?}: {}",
-                stderr_of(&out)
-            );
-        };
-        let ec = [
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-        ];
-        ssl(&[
-            &["req", "-x509"][..],
-            &ec,
-            &[
-                "-keyout",
-                "ca.key",
-                "-out",
-                "ca.pem",
-                "-days",
-                "2",
-                "-subj",
-                "/CN=veilkit test CA",
-            ],
-        ]
-        .concat());
-        ssl(&[
-            &["req"][..],
-            &ec,
-            &[
-                "-keyout",
-                "server.key",
-                "-out",
-                "server.csr",
-                "-subj",
-                "/CN=127.0.0.1",
-            ],
-        ]
-        .concat());
-        std::fs::write(
-            d.join("server.ext"),
-            "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n",
-        )
-        .unwrap();
-        ssl(&[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "server.ext",
-        ]);
+        super::common::test_certificates(d)?;
         let data = d.join("data");
         for f in ["server.pem", "server.key"] {
             std::fs::copy(d.join(f), data.join(f)).unwrap();

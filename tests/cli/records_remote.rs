@@ -9,11 +9,18 @@ use std::path::{Path, PathBuf};
 pub struct Nginx {
     dir: tempfile::TempDir,
     pub port: u16,
+    tls: bool,
 }
 
 impl Nginx {
     /// Starts nginx, or `None` (skipping, or failing under CI) when it is not installed.
     pub fn start(root: &Path) -> Option<Nginx> {
+        Nginx::start_with(root, false)
+    }
+
+    /// [`Nginx::start`], serving HTTPS with a certificate for 127.0.0.1 from a CA of its
+    /// own (`ca.pem` in [`Nginx::dir`]) when `tls`.
+    pub fn start_with(root: &Path, tls: bool) -> Option<Nginx> {
         let present = ["nginx", "/usr/sbin/nginx"].iter().any(|p| {
             std::process::Command::new(p)
                 .arg("-v")
@@ -29,7 +36,17 @@ impl Nginx {
             .local_addr()
             .unwrap()
             .port();
+        if tls {
+            super::common::test_certificates(dir.path())?;
+        }
         let d = dir.path().display();
+        let listen = if tls {
+            format!(
+                "listen 127.0.0.1:{port} ssl; ssl_certificate {d}/server.pem; ssl_certificate_key {d}/server.key;"
+            )
+        } else {
+            format!("listen 127.0.0.1:{port};")
+        };
         // As root, nginx's workers would run as nobody, which cannot read a test's
         // files (sealed 0600): they run as this user then.
         let user = if rustix_is_root() { "user root;" } else { "" };
@@ -41,7 +58,7 @@ impl Nginx {
                access_log {d}/access.log r;\n\
                client_body_temp_path {d}/b; proxy_temp_path {d}/p; fastcgi_temp_path {d}/f;\n\
                uwsgi_temp_path {d}/u; scgi_temp_path {d}/s;\n\
-               server {{ listen 127.0.0.1:{port}; root {}; gzip off;\n\
+               server {{ {listen} root {}; gzip off;\n\
                  location /down/ {{ return 503; }} }}\n\
              }}\n",
             root.display()
@@ -60,12 +77,18 @@ impl Nginx {
             .output()
             .unwrap();
         assert!(out.status.success(), "nginx: {}", stderr_of(&out));
-        Some(Nginx { dir, port })
+        Some(Nginx { dir, port, tls })
+    }
+
+    /// Where its files are (`ca.pem` with TLS).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
     }
 
     /// The URL of `name` under the root.
     pub fn url(&self, name: &str) -> String {
-        format!("http://127.0.0.1:{}/{name}", self.port)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}/{name}", self.port)
     }
 
     /// The requests logged since the last call (status, bytes, range), and the log
@@ -404,5 +427,55 @@ fn a_server_without_ranges_is_named_as_such() {
         stderr_of(&out).contains("does not answer Range requests"),
         "{}",
         stderr_of(&out)
+    );
+}
+
+#[test]
+fn https_urls_are_read_with_the_ca_given_and_refused_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("www");
+    std::fs::create_dir(&root).unwrap();
+    let Some(nginx) = Nginx::start_with(&root, true) else {
+        return;
+    };
+    let key = keyfile(dir.path(), "k.key");
+    std::fs::write(dir.path().join("a.txt"), "first\nsecond\n").unwrap();
+    veilkit()
+        .args(["records", "seal"])
+        .arg(dir.path().join("a.txt"))
+        .arg("-o")
+        .arg(root.join("a.vkr"))
+        .arg("--key-file")
+        .arg(&key)
+        .assert()
+        .success();
+    let url = nginx.url("a.vkr");
+    assert!(url.starts_with("https://"));
+    let ca = nginx.dir().join("ca.pem");
+    let out = veilkit()
+        .args(["records", "get", &url, "2", "--cacert"])
+        .arg(&ca)
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(stdout_of(&out), "second\n");
+    // Without the CA: the certificate does not verify, said at once (not retried).
+    let started = std::time::Instant::now();
+    let out = veilkit()
+        .args(["records", "get", &url, "2", "--key-file"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains(&url) && err.to_lowercase().contains("certificate"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(3),
+        "retried: {err}"
     );
 }
