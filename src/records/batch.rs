@@ -221,7 +221,7 @@ impl RecordFile {
         // A count of data pages that cannot be had (its error is left to the lookups
         // that meet it) counts as no estimate: one pass, whose pages are not kept.
         let pages = self.page_count(Kind::Data).ok();
-        let pass = pass_keys(pages, self.root.records, self.page_size, VALUES_BUDGET);
+        let pass = pass_keys(pages, self.root.records, self.page_bytes(), VALUES_BUDGET);
         self.get_batch_in_passes(keys, pass, pages, VALUES_BUDGET, &mut emit)
     }
 
@@ -402,6 +402,23 @@ impl RecordFile {
             Some((_, e)) => Err(BatchError::Records(e)),
             None => Ok(()),
         }
+    }
+
+    /// Bytes of records a data page holds, for sizing passes: the page size, or for
+    /// compressed pages what the first one holds once decompressed (a quarter more, for
+    /// pages that compress better; four page sizes when it cannot be read, its error
+    /// left to the lookups that meet it). Compressed pages hold several times their size:
+    /// sized by their size, a pass would take keys whose records overflow its budget,
+    /// and get those one by one.
+    fn page_bytes(&mut self) -> usize {
+        if self.root.compression != super::root::Compression::Zstd {
+            return self.page_size;
+        }
+        let held = self
+            .data_page(0)
+            .ok()
+            .map(|(_, recs)| recs.iter().map(|r| r.raw.len()).sum::<usize>() * 5 / 4);
+        held.unwrap_or(4 * self.page_size).max(self.page_size)
     }
 
     /// One get of `key` (into `one`), its answer emitted: how a batch answers a key it
