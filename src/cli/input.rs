@@ -289,6 +289,15 @@ pub fn read_small(path: &Path, what: &'static str) -> io::Result<zeroize::Zeroiz
     Ok(zeroize::Zeroizing::new(bytes))
 }
 
+/// The CA certificates of `--cacert PEM` (`-`: standard input), capped as every file of
+/// settings is.
+pub fn read_cacert(path: Option<&Path>) -> anyhow::Result<Option<Vec<u8>>> {
+    let Some(p) = path else { return Ok(None) };
+    let bytes = read_small(p, "the CA certificates (--cacert -)")
+        .with_context(|| format!("--cacert {}", p.display()))?;
+    Ok(Some(bytes.to_vec()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::HELD_BYTES;

@@ -52,6 +52,46 @@ pub fn same_origin_redirects(hint: &'static str) -> reqwest::redirect::Policy {
     })
 }
 
+/// What an HTTP client of veilkit is made with.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientSpec<'a> {
+    /// Words for the User-Agent after `veilkit/VERSION`: `(records)`.
+    pub agent: &'a str,
+    /// Each request's time limit.
+    pub timeout: Duration,
+    /// Connecting's.
+    pub connect_timeout: Duration,
+    /// Idle connections kept per host.
+    pub pool: usize,
+    /// What to give instead when a redirect leaves the origin.
+    pub redirect_hint: &'static str,
+    /// Extra trusted CA certificates (PEM), beside the system's.
+    pub cacert: Option<&'a [u8]>,
+}
+
+/// A client as `spec` says: veilkit's TLS provider, a User-Agent naming veilkit,
+/// redirects kept on one origin; an error says what is wrong with the CA certificates.
+pub fn client(spec: ClientSpec<'_>) -> Result<reqwest::Client, String> {
+    // reqwest is built without a crypto provider: this process's is crate::tls's.
+    let _ = crate::tls::provider().install_default();
+    let agent = format!("veilkit/{} {}", env!("CARGO_PKG_VERSION"), spec.agent);
+    let mut b = reqwest::Client::builder()
+        .user_agent(agent.trim_end())
+        .timeout(spec.timeout)
+        .connect_timeout(spec.connect_timeout)
+        .pool_max_idle_per_host(spec.pool)
+        .redirect(same_origin_redirects(spec.redirect_hint));
+    if let Some(pem) = spec.cacert {
+        let certs =
+            reqwest::Certificate::from_pem_bundle(pem).map_err(|e| format!("--cacert: {e}"))?;
+        if certs.is_empty() {
+            return Err("--cacert: no PEM certificate in the file".into());
+        }
+        b = b.tls_certs_merge(certs);
+    }
+    b.build().map_err(|e| chain(&e))
+}
+
 /// Whether `e` (or one of its causes) is a TLS certificate that does not verify: a
 /// failure no retry can mend.
 pub fn bad_certificate(e: &(dyn std::error::Error + 'static)) -> bool {

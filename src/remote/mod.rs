@@ -236,26 +236,15 @@ enum Failure {
 /// The HTTP client of `options`: veilkit's TLS provider, a User-Agent naming veilkit,
 /// time limits, redirects kept on one origin, extra CA certificates.
 pub fn client(options: &Options) -> Result<reqwest::Client, RemoteError> {
-    // reqwest is built without a crypto provider: this process's is crate::tls's.
-    let _ = crate::tls::provider().install_default();
-    let agent = format!("veilkit/{} {}", env!("CARGO_PKG_VERSION"), options.agent);
-    let mut b = reqwest::Client::builder()
-        .user_agent(agent.trim_end())
-        .timeout(options.timeout)
-        .connect_timeout(options.timeout.min(Duration::from_secs(10)))
-        .pool_max_idle_per_host(options.parallel)
-        .redirect(http::same_origin_redirects("give that URL instead"));
-    if let Some(pem) = &options.cacert {
-        let certs = reqwest::Certificate::from_pem_bundle(pem)
-            .map_err(|e| RemoteError::Client(format!("--cacert: {e}")))?;
-        if certs.is_empty() {
-            return Err(RemoteError::Client(
-                "--cacert: no PEM certificate in the file".into(),
-            ));
-        }
-        b = b.tls_certs_merge(certs);
-    }
-    b.build().map_err(|e| RemoteError::Client(http::chain(&e)))
+    http::client(http::ClientSpec {
+        agent: options.agent,
+        timeout: options.timeout,
+        connect_timeout: options.timeout.min(Duration::from_secs(10)),
+        pool: options.parallel,
+        redirect_hint: "give that URL instead",
+        cacert: options.cacert.as_deref(),
+    })
+    .map_err(RemoteError::Client)
 }
 
 /// A runtime for one thread's requests (many in flight on it).

@@ -56,6 +56,15 @@ pub fn keyfile(dir: &Path, name: &str) -> PathBuf {
 /// Runs a command to its end and returns its output; unless it succeeded, fails the
 /// test showing the command line, its status and both of its streams.
 #[track_caller]
+/// A loopback port free now (nothing listens on it once this returns).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// Runs `cmd` with `input` on its standard input, its output captured.
 pub fn run_with_input(cmd: &mut std::process::Command, input: &[u8]) -> std::process::Output {
     use std::process::Stdio;

@@ -213,11 +213,7 @@ fn empty_ranges(dump: &str) -> (usize, String) {
 fn a_download_names_an_unreachable_source_and_keeps_nothing() {
     let dir = tempfile::tempdir().unwrap();
     // A port nothing listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = super::common::free_port();
     let out = dir.path().join("x.idx");
     let r = std_veilkit()
         .args(["-q", "breach", "download", "--retries", "1", "--source"])

@@ -72,11 +72,7 @@ impl Pg {
             };
             std::os::unix::fs::chown(dir.path(), Some(id("-u")), Some(id("-g"))).unwrap();
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = super::common::free_port();
         let pg = Pg {
             dir,
             bin,

@@ -31,11 +31,7 @@ impl Nginx {
             return None;
         }
         let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = super::common::free_port();
         if tls {
             super::common::test_certificates(dir.path())?;
         }
@@ -389,11 +385,7 @@ fn a_server_without_ranges_is_named_as_such() {
         .arg(&key)
         .assert()
         .success();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = super::common::free_port();
     // Python's http.server answers every GET with the whole file (no Range support).
     let mut server = std::process::Command::new("python3")
         .args([

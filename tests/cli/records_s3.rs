@@ -2,7 +2,7 @@
 //! server -s3`, built by `.ci/deps` from the Go module proxy) on loopback, with an
 //! identity of its own, so that signatures are checked.
 
-use super::common::{have, keyfile, stderr_of, stdout_of, veilkit};
+use super::common::{free_port, have, keyfile, stderr_of, stdout_of, veilkit};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -15,14 +15,6 @@ struct Weed {
     child: Child,
     _dir: tempfile::TempDir,
     s3: u16,
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// The weed binary: VEILKIT_WEED, else `weed` on PATH.

@@ -9,7 +9,7 @@ use super::body::{self, BodyError, MAX_BODY, Packed};
 use super::budget::{Budget, Held};
 use super::decode::{Decoder, Encoding};
 use crate::remote::http::without_userinfo;
-use crate::remote::http::{backoff, chain, retry_after, same_origin_redirects};
+use crate::remote::http::{backoff, chain, retry_after};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -229,31 +229,15 @@ pub struct Fetcher {
 impl Fetcher {
     /// A client for `source`.
     pub fn new(source: Source, kind: HashKind, options: Options) -> Result<Fetcher, FetchError> {
-        // reqwest is built without a crypto provider: this process's is crate::tls's.
-        let _ = crate::tls::provider().install_default();
-        let mut b = reqwest::Client::builder()
-            .user_agent(concat!(
-                "veilkit/",
-                env!("CARGO_PKG_VERSION"),
-                " (breach download)"
-            ))
-            .timeout(options.timeout)
-            .connect_timeout(options.timeout.min(Duration::from_secs(30)))
-            .pool_max_idle_per_host(options.parallel)
-            .redirect(same_origin_redirects(
-                "give that one as --source to download from it",
-            ));
-        if let Some(pem) = &options.cacert {
-            let certs = reqwest::Certificate::from_pem_bundle(pem)
-                .map_err(|e| FetchError::Client(format!("--cacert: {e}")))?;
-            if certs.is_empty() {
-                return Err(FetchError::Client(
-                    "--cacert: no PEM certificate in the file".into(),
-                ));
-            }
-            b = b.tls_certs_merge(certs);
-        }
-        let client = b.build().map_err(|e| FetchError::Client(chain(&e)))?;
+        let client = crate::remote::http::client(crate::remote::http::ClientSpec {
+            agent: "(breach download)",
+            timeout: options.timeout,
+            connect_timeout: options.timeout.min(Duration::from_secs(30)),
+            pool: options.parallel,
+            redirect_hint: "give that one as --source to download from it",
+            cacert: options.cacert.as_deref(),
+        })
+        .map_err(FetchError::Client)?;
         let accept = accept_header(&options.accept);
         Ok(Fetcher {
             client,

@@ -1,6 +1,5 @@
 //! `veilkit breach download`: the range API straight into an index.
 
-use super::super::input::read_small;
 use super::super::manual::{EXIT_PLAIN, ManExtra};
 use super::super::output::{Bar, NewFile, create_output, display_path, is_stdio};
 use super::super::report::{hinted, info, warn, with_hint};
@@ -128,14 +127,7 @@ impl WireArgs {
     pub fn fetcher(&self, kind: HashKind) -> anyhow::Result<fetch::Fetcher> {
         let source = fetch::Source::new(self.source.as_deref(), kind)
             .map_err(|e| anyhow::anyhow!("--source: {e}"))?;
-        let cacert = match &self.cacert {
-            Some(p) => Some(
-                read_small(p, "--cacert")
-                    .with_context(|| display_path(p))?
-                    .to_vec(),
-            ),
-            None => None,
-        };
+        let cacert = super::super::input::read_cacert(self.cacert.as_deref())?;
         Ok(fetch::Fetcher::new(
             source,
             kind,

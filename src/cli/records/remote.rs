@@ -57,14 +57,7 @@ impl Reading {
         let remote = match text {
             None => None,
             Some(url) => {
-                let cacert = match &args.cacert {
-                    Some(p) => Some(
-                        super::super::input::read_small(p, "the CA certificates (--cacert -)")
-                            .with_context(|| format!("--cacert {}", p.display()))?
-                            .to_vec(),
-                    ),
-                    None => None,
-                };
+                let cacert = super::super::input::read_cacert(args.cacert.as_deref())?;
                 let options = crate::remote::Options {
                     parallel: usize::from(args.parallel),
                     cacert,

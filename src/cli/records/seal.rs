@@ -166,14 +166,7 @@ impl Output {
 
 /// The HTTP settings of an upload.
 fn upload_options(args: &Args) -> anyhow::Result<crate::remote::Options> {
-    let cacert = match &args.cacert {
-        Some(p) => Some(
-            super::super::input::read_small(p, "the CA certificates (--cacert -)")
-                .with_context(|| format!("--cacert {}", p.display()))?
-                .to_vec(),
-        ),
-        None => None,
-    };
+    let cacert = super::super::input::read_cacert(args.cacert.as_deref())?;
     Ok(crate::remote::Options {
         cacert,
         agent: "(records seal)",
