@@ -3,6 +3,9 @@
 # index at full scale). Needs wrk and nginx (Debian: apt-get install wrk nginx).
 #
 #   benches/serve.sh data/hibp-100m.idx [seconds per run] [rounds]
+#   CODING=gzip benches/serve.sh ...     # both asked for gzip (nginx at level 1, on the fly)
+#   VEILKIT=path/to/veilkit ...          # another build
+#   BASELINE=path/to/veilkit ...         # and that build too (port 8002), in the same rounds
 #
 # Exports the index's range files next to it (once), then alternates wrk runs against
 # `veilkit breach serve` (port 8000) and nginx (port 8081), 64 connections, random
@@ -12,17 +15,25 @@ index=${1:?usage: benches/serve.sh INDEX [seconds] [rounds]}
 secs=${2:-8}
 rounds=${3:-3}
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin=target/release/veilkit
+coding=${CODING:-identity}
+if [ -n "${VEILKIT:-}" ]; then
+    bin=$VEILKIT
+else
+    cargo build --release --quiet
+    bin=target/release/veilkit
+fi
 ranges="${index%.*}.ranges"
 [ -d "$ranges" ] || "$bin" breach export-ranges -i "$index" -o "$ranges"
 work=$(mktemp -d)
-trap 'kill $server 2>/dev/null; nginx -p "$work" -c "$work/nginx.conf" -s stop 2>/dev/null; rm -rf "$work"' EXIT
+baseline=${BASELINE:-}
+trap 'kill $server ${base_server:-} 2>/dev/null; nginx -p "$work" -c "$work/nginx.conf" -s stop 2>/dev/null; rm -rf "$work"' EXIT
 mkdir -p "$work/logs"
 cat > "$work/ranges.lua" <<'LUA'
 math.randomseed(12345)
+local coding = os.getenv("CODING") or "identity"
 request = function()
-  return wrk.format("GET", string.format("/range/%05X", math.random(0, 1048575)))
+  return wrk.format("GET", string.format("/range/%05X", math.random(0, 1048575)),
+    { ["Accept-Encoding"] = coding })
 end
 LUA
 # nginx at its best measured here: two workers, sendfile, a small open-file cache (a large
@@ -39,6 +50,10 @@ http {
   keepalive_requests 1000000;
   open_file_cache max=8000 inactive=60s;
   default_type text/plain;
+  gzip on;
+  gzip_comp_level 1;
+  gzip_min_length 0;
+  gzip_types text/plain;
   server {
     listen 127.0.0.1:8081;
     location /range/ {
@@ -51,19 +66,56 @@ NGINX
 nginx -p "$work" -c "$work/nginx.conf"
 "$bin" -q breach serve -i "$index" --listen 127.0.0.1:8000 &
 server=$!
+ports="8000 8081"
+if [ -n "$baseline" ]; then
+    "$baseline" -q breach serve -i "$index" --listen 127.0.0.1:8002 &
+    base_server=$!
+    ports="8000 8002 8081"
+fi
 sleep 1
-[ "$(curl -s http://127.0.0.1:8000/range/5BAA6 | md5sum)" = "$(curl -s http://127.0.0.1:8081/range/5BAA6 | md5sum)" ] \
+[ "$(curl -s --compressed -H "Accept-Encoding: $coding" http://127.0.0.1:8000/range/5BAA6 | md5sum)" = "$(curl -s --compressed -H "Accept-Encoding: $coding" http://127.0.0.1:8081/range/5BAA6 | md5sum)" ] \
     || { echo "the two servers disagree on /range/5BAA6" >&2; exit 1; }
-declare -a vk ng
+# CPU seconds of a server so far (nginx: its workers), from /proc.
+cpu_of() {
+    local pids
+    case $1 in
+        8000) pids=$server ;;
+        8002) pids=$base_server ;;
+        *) pids=$(pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' ') ;;
+    esac
+    for p in $pids; do awk '{print $14 + $15}' "/proc/$p/stat"; done |
+        awk -v hz="$(getconf CLK_TCK)" '{s += $1} END {printf "%.3f", s / hz}'
+}
+# Resident memory (MB) of a server now.
+rss_of() {
+    local pids
+    case $1 in
+        8000) pids=$server ;;
+        8002) pids=$base_server ;;
+        *) pids="$(cat "$work/nginx.pid") $(pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' ')" ;;
+    esac
+    for p in $pids; do awk '/VmRSS/ {print $2}' "/proc/$p/status"; done | awk '{s += $1} END {printf "%.0f", s / 1024}'
+}
+declare -a vk ng bs
 for r in $(seq "$rounds"); do
-    for port in 8000 8081; do
-        rate=$(wrk -t1 -c64 -d"${secs}s" -s "$work/ranges.lua" "http://127.0.0.1:$port/" | awk '/Requests\/sec/ {print $2}')
-        echo "round $r port $port: $rate requests/s"
-        if [ "$port" = 8000 ]; then vk+=("$rate"); else ng+=("$rate"); fi
+    for port in $ports; do
+        before=$(cpu_of "$port")
+        out=$(CODING=$coding wrk -t1 -c64 -d"${secs}s" --latency -s "$work/ranges.lua" "http://127.0.0.1:$port/")
+        after=$(cpu_of "$port")
+        rate=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+        total=$(echo "$out" | awk '/requests in/ {print $1}')
+        p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
+        p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
+        cpu=$(awk -v a="$before" -v b="$after" -v n="$total" 'BEGIN {printf "%.1f", (b - a) / n * 1e6}')
+        echo "round $r port $port: $rate requests/s, p50 $p50, p99 $p99, $cpu us CPU a request, $(rss_of "$port") MB resident"
+        case $port in 8000) vk+=("$rate") ;; 8002) bs+=("$rate") ;; *) ng+=("$rate") ;; esac
     done
 done
 med() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 v=$(med "${vk[@]}"); n=$(med "${ng[@]}")
-echo "veilkit breach serve: median $v requests/s (target >= 50000)"
+echo "veilkit breach serve: median $v requests/s (Accept-Encoding: $coding)"
 echo "nginx (range files):  median $n requests/s"
-awk -v v="$v" -v n="$n" 'BEGIN { printf "ratio: %.2f (target >= 0.8)\n", v / n }'
+if [ -n "$baseline" ]; then
+    echo "baseline serve:       median $(med "${bs[@]}") requests/s"
+fi
+awk -v v="$v" -v n="$n" 'BEGIN { printf "ratio: %.2f (target >= 1.2)\n", v / n }'
