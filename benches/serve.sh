@@ -86,7 +86,8 @@ cpu_of() {
     for p in $pids; do awk '{print $14 + $15}' "/proc/$p/stat"; done |
         awk -v hz="$(getconf CLK_TCK)" '{s += $1} END {printf "%.3f", s / hz}'
 }
-# Resident memory (MB) of a server now.
+# Resident memory (MB) of a server now: anonymous (its own) and file-backed (for serve, the
+# mapped index pages it touched, which are the page cache's, as nginx's files are).
 rss_of() {
     local pids
     case $1 in
@@ -94,7 +95,8 @@ rss_of() {
         8002) pids=$base_server ;;
         *) pids="$(cat "$work/nginx.pid") $(pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' ')" ;;
     esac
-    for p in $pids; do awk '/VmRSS/ {print $2}' "/proc/$p/status"; done | awk '{s += $1} END {printf "%.0f", s / 1024}'
+    for p in $pids; do awk '/RssAnon|RssFile/ {print $1, $2}' "/proc/$p/status"; done |
+        awk '{s[$1] += $2} END {printf "%.1f MB anonymous, %.1f MB file-backed", s["RssAnon:"] / 1024, s["RssFile:"] / 1024}'
 }
 declare -a vk ng bs
 for r in $(seq "$rounds"); do
@@ -107,7 +109,7 @@ for r in $(seq "$rounds"); do
         p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
         p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
         cpu=$(awk -v a="$before" -v b="$after" -v n="$total" 'BEGIN {printf "%.1f", (b - a) / n * 1e6}')
-        echo "round $r port $port: $rate requests/s, p50 $p50, p99 $p99, $cpu us CPU a request, $(rss_of "$port") MB resident"
+        echo "round $r port $port: $rate requests/s, p50 $p50, p99 $p99, $cpu us CPU a request, $(rss_of "$port") resident"
         case $port in 8000) vk+=("$rate") ;; 8002) bs+=("$rate") ;; *) ng+=("$rate") ;; esac
     done
 done
