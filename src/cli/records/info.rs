@@ -37,7 +37,8 @@ pub const MAN: ManExtra = ManExtra {
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
-    /// The record file.
+    /// The record file: a path, an http:// or https:// URL, or s3://BUCKET/KEY (read by
+    /// range: only the pages needed are fetched).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 

@@ -45,7 +45,8 @@ const VERIFY_BUDGET: usize = 256 << 20;
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = super::super::manual::examples_help(&MAN))]
 pub struct Args {
-    /// The record file.
+    /// The record file: a path, an http:// or https:// URL, or s3://BUCKET/KEY (read by
+    /// range: only the pages needed are fetched).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
