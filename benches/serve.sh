@@ -72,7 +72,13 @@ if [ -n "$baseline" ]; then
     base_server=$!
     ports="8000 8002 8081"
 fi
-sleep 1
+# serve verifies a large index before it listens: wait for every server to answer.
+for port in $ports; do
+    for _ in $(seq 600); do
+        curl -s -o /dev/null "http://127.0.0.1:$port/range/00000" && break
+        sleep 0.1
+    done
+done
 [ "$(curl -s --compressed -H "Accept-Encoding: $coding" http://127.0.0.1:8000/range/5BAA6 | md5sum)" = "$(curl -s --compressed -H "Accept-Encoding: $coding" http://127.0.0.1:8081/range/5BAA6 | md5sum)" ] \
     || { echo "the two servers disagree on /range/5BAA6" >&2; exit 1; }
 # CPU seconds of a server so far (nginx: its workers), from /proc.
