@@ -187,8 +187,13 @@ impl Served {
     }
 }
 
+/// A cold get reads the header copies (one request) and one page a level: 5 requests and
+/// 24 KiB on this file. A key whose 16-bit tag another key of its bucket shares (about 1.4%
+/// of keys) reads that key's data page too, and maybe its directory page: 6 or 7
+/// requests, 32 KiB. Of 20 keys, at most 3 may take more than 5 (a chance of about 2 in
+/// 10,000 that more do by collisions alone), none more than 7, none more than 64 KiB.
 #[test]
-fn a_cold_get_from_nginx_takes_at_most_six_requests_and_64_kib() {
+fn a_cold_get_from_nginx_takes_five_requests_and_24_kib() {
     let Some(s) = Served::new(200_000) else {
         return;
     };
@@ -196,20 +201,28 @@ fn a_cold_get_from_nginx_takes_at_most_six_requests_and_64_kib() {
     let len = std::fs::metadata(s.local()).unwrap().len();
     assert!(len > 12_000_000, "{len}");
     s.nginx.take_log();
-    for key in ["0", "4242", "199999", "123456", "200000"] {
-        let remote = s.records(&["get", &url, key]);
-        let local = s.records(&["get", s.local().to_str().unwrap(), key]);
+    let mut more = Vec::new();
+    for k in 0..20u64 {
+        let key = ((k * 10_007) % 200_010).to_string();
+        let remote = s.records(&["get", &url, &key]);
+        let local = s.records(&["get", s.local().to_str().unwrap(), &key]);
         assert_eq!(remote.status.code(), local.status.code(), "{key}");
         assert_eq!(stdout_of(&remote), stdout_of(&local), "{key}");
         let log = s.nginx.take_log();
         let bytes: u64 = log.iter().map(|l| l.1).sum();
         assert!(
-            log.len() <= 6 && bytes <= 65_536,
+            log.len() <= 7 && bytes <= 65_536,
             "{key}: {} requests, {bytes} bytes: {log:?}",
             log.len()
         );
+        if log.len() > 5 {
+            more.push((key.clone(), log.len()));
+        } else {
+            assert_eq!((log.len(), bytes), (5, 24_576), "{key}: {log:?}");
+        }
         assert!(log.iter().all(|l| l.0 == 206), "{log:?}");
     }
+    assert!(more.len() <= 3, "{more:?}");
 }
 
 #[test]
