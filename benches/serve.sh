@@ -81,27 +81,23 @@ for port in $ports; do
 done
 [ "$(curl -s --compressed -H "Accept-Encoding: $coding" http://127.0.0.1:8000/range/5BAA6 | md5sum)" = "$(curl -s --compressed -H "Accept-Encoding: $coding" http://127.0.0.1:8081/range/5BAA6 | md5sum)" ] \
     || { echo "the two servers disagree on /range/5BAA6" >&2; exit 1; }
-# CPU seconds of a server so far (nginx: its workers), from /proc.
-cpu_of() {
-    local pids
+# The processes of the server on port $1 (nginx: its master and workers).
+pids_of() {
     case $1 in
-        8000) pids=$server ;;
-        8002) pids=$base_server ;;
-        *) pids=$(pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' ') ;;
+        8000) echo "$server" ;;
+        8002) echo "$base_server" ;;
+        *) echo "$(cat "$work/nginx.pid") $(pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' ')" ;;
     esac
-    for p in $pids; do awk '{print $14 + $15}' "/proc/$p/stat"; done |
+}
+# CPU seconds (user + system) the server on port $1 has used so far.
+cpu_of() {
+    for p in $(pids_of "$1"); do awk '{print $14 + $15}' "/proc/$p/stat"; done |
         awk -v hz="$(getconf CLK_TCK)" '{s += $1} END {printf "%.3f", s / hz}'
 }
 # Resident memory (MB) of a server now: anonymous (its own) and file-backed (for serve, the
 # mapped index pages it touched, which are the page cache's, as nginx's files are).
 rss_of() {
-    local pids
-    case $1 in
-        8000) pids=$server ;;
-        8002) pids=$base_server ;;
-        *) pids="$(cat "$work/nginx.pid") $(pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' ')" ;;
-    esac
-    for p in $pids; do awk '/RssAnon|RssFile/ {print $1, $2}' "/proc/$p/status"; done |
+    for p in $(pids_of "$1"); do awk '/RssAnon|RssFile/ {print $1, $2}' "/proc/$p/status"; done |
         awk '{s[$1] += $2} END {printf "%.1f MB anonymous, %.1f MB file-backed", s["RssAnon:"] / 1024, s["RssFile:"] / 1024}'
 }
 declare -a vk ng bs

@@ -134,6 +134,24 @@ fn rows(n: u64) -> String {
     s
 }
 
+/// `records seal CSV --key-field id -o URL --endpoint EP` under `secret`.
+fn seal_to(csv: &str, url: &str, ep: &str, key: &Path, secret: &str) -> std::process::Output {
+    records(
+        &[
+            "seal",
+            csv,
+            "--key-field",
+            "id",
+            "-o",
+            url,
+            "--endpoint",
+            ep,
+        ],
+        key,
+        secret,
+    )
+}
+
 #[test]
 fn seal_to_s3_then_get_open_info_and_verify_from_it() {
     let Some(w) = Weed::start() else { return };
@@ -146,20 +164,7 @@ fn seal_to_s3_then_get_open_info_and_verify_from_it() {
         std::fs::write(&csv, rows(n)).unwrap();
         let url = format!("s3://vkbucket/dir/{name}.vkr");
         let c = csv.to_str().unwrap();
-        let out = records(
-            &[
-                "seal",
-                c,
-                "--key-field",
-                "id",
-                "-o",
-                &url,
-                "--endpoint",
-                &ep,
-            ],
-            &key,
-            SECRET,
-        );
+        let out = seal_to(c, &url, &ep, &key, SECRET);
         assert!(out.status.success(), "{name}: {}", stderr_of(&out));
         assert!(
             stderr_of(&out).contains(&format!("into {url}")),
@@ -212,20 +217,7 @@ fn seal_to_s3_then_get_open_info_and_verify_from_it() {
             assert_eq!(shown(&r), shown(&h), "{name} {args:?}");
         }
         // The key is taken: no silent replacement.
-        let again = records(
-            &[
-                "seal",
-                c,
-                "--key-field",
-                "id",
-                "-o",
-                &url,
-                "--endpoint",
-                &ep,
-            ],
-            &key,
-            SECRET,
-        );
+        let again = seal_to(c, &url, &ep, &key, SECRET);
         assert_eq!(again.status.code(), Some(2));
         assert!(
             stderr_of(&again).contains("the object exists"),
@@ -245,43 +237,27 @@ fn a_wrong_secret_is_a_403_that_names_the_object_and_never_the_secret() {
     let ep = w.endpoint();
     let c = csv.to_str().unwrap();
     assert!(
-        records(
-            &[
-                "seal",
-                c,
-                "--key-field",
-                "id",
-                "-o",
-                "s3://vkbucket/a.vkr",
-                "--endpoint",
-                &ep
-            ],
-            &key,
-            SECRET
-        )
-        .status
-        .success()
+        seal_to(c, "s3://vkbucket/a.vkr", &ep, &key, SECRET)
+            .status
+            .success()
     );
     let wrong = "not-the-secret-at-all";
-    for args in [
-        vec!["get", "s3://vkbucket/a.vkr", "1", "--endpoint", &ep],
-        vec![
-            "seal",
-            c,
-            "--key-field",
-            "id",
-            "-o",
-            "s3://vkbucket/b.vkr",
-            "--endpoint",
-            &ep,
-        ],
+    for (what, out) in [
+        (
+            "get",
+            records(
+                &["get", "s3://vkbucket/a.vkr", "1", "--endpoint", &ep],
+                &key,
+                wrong,
+            ),
+        ),
+        ("seal", seal_to(c, "s3://vkbucket/b.vkr", &ep, &key, wrong)),
     ] {
-        let out = records(&args, &key, wrong);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{what}");
         let err = stderr_of(&out);
         assert!(
             err.contains("s3://vkbucket/") && err.contains("403"),
-            "{args:?}: {err}"
+            "{what}: {err}"
         );
         assert!(
             !err.contains(wrong) && !err.contains(SECRET) && !err.contains("Signature="),

@@ -456,6 +456,12 @@ pub fn open_file(
     };
     let file = RecordFile::open_with(path, &secrets.unlocks(), options)
         .map_err(|e| records_error(e, &shown))?;
+    warn_damage(&file, &shown, recovery);
+    Ok(file)
+}
+
+/// Warns when `file` opened from its intact header copy, the other being damaged.
+pub fn warn_damage(file: &RecordFile, shown: &str, recovery: &RecoveryArgs) {
     if let Some(e) = file.damage_error() {
         let why = if recovery.previous_commit {
             "as asked (--previous-commit): the changes of the last commit may be missing"
@@ -465,7 +471,6 @@ pub fn open_file(
         let e = super::report::with_causes(&e);
         super::report::warn(format!("{shown}: {e}; {why}"));
     }
-    Ok(file)
 }
 
 /// Converts a library error into one with context and, where useful, a hint.

@@ -106,13 +106,7 @@ impl Reading {
                 let blob = crate::records::file::Blob::Remote(r.clone());
                 let f = RecordFile::open_blob(blob, &secrets.unlocks(), options)
                     .map_err(|e| records_error(e, &self.shown))?;
-                if let Some(e) = f.damage_error() {
-                    let e = super::super::report::with_causes(&e);
-                    super::super::report::warn(format!(
-                        "{}: {e}; reading the intact copy",
-                        self.shown
-                    ));
-                }
+                super::warn_damage(&f, &self.shown, recovery);
                 f
             }
         };
