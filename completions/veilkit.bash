@@ -1973,7 +1973,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__records__subcmd__seal)
-            opts="-q -o -k -f -r -h -V --quiet --output --input-format --key-field --no-header --page-size --compress --force --key-file --passphrase --passphrase-file --identity --weak-ok --recipient --recipients-file --argon2-memory --argon2-passes --endpoint --cacert --help --version"
+            opts="-q -o -k -f -r -h -V --quiet --output --input-format --key-field --no-header --page-size --compress --tag-bits --force --key-file --passphrase --passphrase-file --identity --weak-ok --recipient --recipients-file --argon2-memory --argon2-passes --endpoint --cacert --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2004,6 +2004,10 @@ _veilkit() {
                     return 0
                     ;;
                 --compress)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tag-bits)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

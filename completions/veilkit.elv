@@ -449,6 +449,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --key-field 'The key field of CSV, TSV and JSON lines: a number from 1, or a name (a name two columns of a header row share is refused: give the number)'
             cand --page-size 'Page size in bytes: a power of two from 512 to 1048576'
             cand --compress 'Compress each data page''s records before sealing: `zstd` (level 3) or `zstd:LEVEL` (1 to 19), or `none`. Pages then hold more records; the file''s size follows the compressed size (see docs/RECORDS-FORMAT.md on what that reveals)'
+            cand --tag-bits 'Bits of each index tag: 16, or 32 [default: 32 for -o s3://..., else 16]. With 16 and 4 KiB pages, a lookup in a large file first reads another key''s data page (same bucket, same tag) about once in 70 (locally a few microseconds; at a URL one or two more requests); with 32, about once in 7 million, for 2 bytes more a record in the index. Seal files that will be read at a URL with 32'
             cand --key-file 'Key file (a keyring made by `veilkit keygen`); `-` reads it from standard input, `/dev/fd/N` from an open descriptor. Without it: $VEILKIT_KEY_FILE, then $VEILKIT_KEY (the key text itself)'
             cand --passphrase-file 'Read the passphrase from the first line of PATH (`/dev/fd/N` reads an open descriptor)'
             cand --identity 'An age identity file (`age-keygen` output: AGE-SECRET-KEY-1... lines, `#` comments); opens the file''s age recipient slots. Repeatable'

@@ -11,7 +11,7 @@
 #                           [--page-size P] [--compress]
 #
 # Needs: pip install cryptography xxhash zstandard
-import argparse, hashlib, hmac, json, math, os, struct
+import argparse, functools, hashlib, hmac, json, math, os, struct
 import xxhash, zstandard
 from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV
 from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
@@ -152,7 +152,7 @@ def wrap_slot(kind, params, kek, file_id, dk):
     body = params + wrapped
     return struct.pack("<BH", kind, len(body)) + body
 
-def seal(records, fmt, key_field, P, secrets, compress, out, prefix=None):
+def seal(records, fmt, key_field, P, secrets, compress, out, prefix=None, T=2):
     """records: (raw, key, key offset in raw or None) in order; fmt 1 lines, 2 CSV,
     3 TSV; secrets: a keyring and/or a passphrase, a slot each; prefix: the header row."""
     file_id, dk = os.urandom(16), os.urandom(32)
@@ -182,11 +182,21 @@ def seal(records, fmt, key_field, P, secrets, compress, out, prefix=None):
         ship()
 
     # The index: none for at most 4 data pages.
-    T, W, B, index = 2, 1, 0, []
+    W, B, index = 1, 0, []
     if len(data) > 4:
         W = max(1, math.ceil((2 * len(data)).bit_length() / 8))
         E = (P - 34) // (T + W)
-        B = max(1, math.ceil(len(records) / (E * 0.9)))
+        B0 = B = max(1, math.ceil(len(records) / (E * 0.9)))
+        # More buckets while one would overflow: 12 counts tried, else B0.
+        for _ in range(12):
+            counts = [0] * B
+            for token, _d in entries:
+                counts[(token * B) >> 64] += 1
+            if max(counts) <= E:
+                break
+            B += B // 50 + 1
+        else:
+            B = B0
         buckets = [[] for _ in range(B)]
         for token, d in entries:
             buckets[(token * B) >> 64].append((token % (1 << (8 * T)), d))
@@ -262,7 +272,9 @@ def main():
     ap.add_argument("--csv-key", help="CSV rows, with a header row, keyed by this column")
     ap.add_argument("--json-key", help="JSON lines keyed by this member")
     ap.add_argument("--page-size", type=int, default=4096)
+    ap.add_argument("--tag-bits", type=int, choices=[16, 32], default=16)
     a = ap.parse_args()
+    seal_ = functools.partial(seal, T=a.tag_bits // 8)
     secrets = read_secrets(a.key_file, a.passphrase_file)
     assert secrets, "give --key-file and/or --passphrase-file"
     data = open(a.input, "rb").read()
@@ -275,14 +287,14 @@ def main():
             value, at = csv_fields(raw)[i]
             records.append((raw, value, at))
         with open(a.output, "wb") as out:
-            seal(records, 2, a.csv_key.encode(), a.page_size, secrets, a.compress, out,
+            seal_(records, 2, a.csv_key.encode(), a.page_size, secrets, a.compress, out,
                  prefix=rows[0])
         return
     if a.json_key is not None:
         # A JSON member is always the record's own key bytes (own = 1).
         records = [(raw, json_key(raw, a.json_key), None) for raw in split_lines(data)]
         with open(a.output, "wb") as out:
-            seal(records, 4, a.json_key.encode(), a.page_size, secrets, a.compress, out)
+            seal_(records, 4, a.json_key.encode(), a.page_size, secrets, a.compress, out)
         return
     records = []
     for n, raw in enumerate(split_lines(data), 1):
@@ -295,9 +307,9 @@ def main():
             records.append((raw, fields[i], at))
     with open(a.output, "wb") as out:
         if a.tsv_key is None:
-            seal(records, 1, b"", a.page_size, secrets, a.compress, out)
+            seal_(records, 1, b"", a.page_size, secrets, a.compress, out)
         else:
-            seal(records, 3, a.tsv_key.encode(), a.page_size, secrets, a.compress, out)
+            seal_(records, 3, a.tsv_key.encode(), a.page_size, secrets, a.compress, out)
 
 if __name__ == "__main__":
     main()

@@ -75,6 +75,8 @@ pub struct Info {
     pub copies: [CopyState; 2],
     /// Index buckets (0: no index, the file is small).
     pub buckets: u32,
+    /// Bits of an index entry's tag (16, or 32).
+    pub tag_bits: u32,
     /// How data pages hold their records.
     pub compression: Compression,
 }
@@ -243,6 +245,7 @@ impl RecordFile {
             version: self.header.version,
             copies,
             buckets: self.root.buckets,
+            tag_bits: 8 * u32::from(self.root.index_layout.tag_bytes),
             compression: self.root.compression,
         })
     }
@@ -356,7 +359,11 @@ impl RecordFile {
     }
 
     /// The record with `key` in data page `logical`, if it is there.
-    fn in_data_page(&mut self, logical: u32, key: &[u8]) -> Result<Option<Located>, RecordsError> {
+    pub(super) fn in_data_page(
+        &mut self,
+        logical: u32,
+        key: &[u8],
+    ) -> Result<Option<Located>, RecordsError> {
         let p = self.page(Kind::Data, u64::from(logical))?;
         match find_in_data(&p, key) {
             None => Err(RecordsError::Corrupt("a data page does not parse")),
@@ -393,20 +400,31 @@ impl RecordFile {
         let mut logical = u64::from(bucket_of(token, self.root.buckets));
         let mut hops = 0;
         let mut found = None;
+        // A file at a URL walked with reads deferred ([`RecordFile::fetch_for`]): every
+        // candidate's page is asked for in the same round, not one a round.
+        let mut deferred = None;
         loop {
             let page = self.page(Kind::Index, logical)?;
             let res = index_lookup(&page, layout, tag, |data| {
-                found = self.in_data_page(data, key)?;
-                Ok(found.is_some())
+                match self.in_data_page(data, key) {
+                    Err(e @ RecordsError::Remote(crate::remote::RemoteError::Deferred)) => {
+                        deferred = Some(e);
+                        Ok(false)
+                    }
+                    r => {
+                        found = r?;
+                        Ok(found.is_some())
+                    }
+                }
             })?;
             let Some((hit, next)) = res else {
                 return Err(RecordsError::Corrupt("an index page does not parse"));
             };
-            if hit {
-                return Ok(found);
-            }
-            if next == NO_NEXT {
-                return Ok(None);
+            if hit || next == NO_NEXT {
+                return match deferred {
+                    Some(e) => Err(e),
+                    None => Ok(found),
+                };
             }
             logical = u64::from(next);
             hops += 1;
@@ -649,6 +667,8 @@ impl RecordFile {
             threads: 0,
             compression: (self.root.compression == Compression::Zstd)
                 .then_some(super::compress::DEFAULT_LEVEL),
+            // Format 1's tags were all 32 bits: a rewrite gives them format 2's default.
+            wide_tags: self.header.version >= 2 && self.root.index_layout.tag_bytes == 4,
         };
         let prefix = self.prefix()?;
         let total = self.page_count(Kind::Data)?;

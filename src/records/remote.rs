@@ -42,10 +42,13 @@ impl RecordFile {
     /// each round takes every unfinished lookup one page further, and fetches the pages
     /// they stopped at together. Failures other than a fetch's are left to the gets,
     /// which meet them again and report them in their order; a local file does nothing.
-    pub fn fetch_for(&mut self, keys: &[&[u8]]) -> Result<(), RecordsError> {
+    /// Returns the rounds that fetched pages (round trips, for a batch that fits the
+    /// requests in flight).
+    pub fn fetch_for(&mut self, keys: &[&[u8]]) -> Result<usize, RecordsError> {
         let Some(remote) = self.remote() else {
-            return Ok(());
+            return Ok(0);
         };
+        let mut rounds = 0;
         let mut pending: Vec<&[u8]> = keys.to_vec();
         let mut scratch = Vec::new();
         for _ in 0..MAX_ROUNDS {
@@ -61,8 +64,9 @@ impl RecordFile {
             if !remote.fetch_deferred().map_err(RecordsError::Remote)? {
                 break;
             }
+            rounds += 1;
         }
-        Ok(())
+        Ok(rounds)
     }
 
     /// For a file at a URL: fetches the pages `refs` name, many at a time (a full read
@@ -88,5 +92,91 @@ impl super::io::PageReader<'_> {
             })
             .collect();
         remote.prefetch(&ranges).map_err(RecordsError::Remote)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::file::{Blob, OpenOptions};
+    use super::super::format::{InputFormat, Unlock};
+    use super::super::pages::{Kind, bucket_of, index_lookup};
+    use super::super::tests::{seal_bytes, settings};
+    use super::*;
+    use crate::keys::Keyring;
+
+    /// The distinct data pages a lookup of `key` meets in its bucket's index page (no
+    /// overflow: `None` when the bucket has more than one page), and the one holding it.
+    fn candidates(f: &mut RecordFile, key: &[u8]) -> Option<(Vec<u32>, u32)> {
+        let token = f.keys.token(key);
+        let layout = f.root.index_layout;
+        let page = f
+            .page(Kind::Index, u64::from(bucket_of(token, f.root.buckets)))
+            .unwrap();
+        let mut pages = Vec::new();
+        let (_, next) = index_lookup(&page, layout, layout.tag(token), |d| {
+            if pages.last() != Some(&d) {
+                pages.push(d);
+            }
+            Ok(false)
+        })
+        .unwrap()
+        .unwrap();
+        let holder = pages
+            .iter()
+            .copied()
+            .find(|&d| f.in_data_page(d, key).unwrap().is_some())?;
+        (next == super::super::pages::NO_NEXT).then_some((pages, holder))
+    }
+
+    /// A key whose 16-bit tag other keys of its bucket share is walked with all its
+    /// candidates in the same round: its cold get takes as many round trips as any
+    /// other key's, not one more directory and data page round for each wrong page.
+    #[test]
+    fn a_tag_shared_in_a_bucket_costs_no_extra_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.vkr");
+        let ring = Keyring::generate().unwrap();
+        let csv: String = (0..20_000)
+            .map(|i| format!("{i},name{i},user{i}@example.com\n"))
+            .collect();
+        let s = settings(InputFormat::Csv, "1", false, 4096);
+        seal_bytes(&path, csv.as_bytes(), &s, &ring).unwrap();
+        let unlocks = [Unlock::Keyring(&ring)];
+        let mut local = RecordFile::open(&path, &unlocks, false).unwrap();
+        assert!(local.root.buckets > 1 && local.root.index_layout.tag_bytes == 2);
+        // Keys of one candidate page, and keys held by a later candidate than the first.
+        let (mut plain, mut shared) = (Vec::new(), Vec::new());
+        for i in 0..20_000u32 {
+            let key = i.to_string();
+            match candidates(&mut local, key.as_bytes()) {
+                Some((pages, _)) if pages.len() == 1 && plain.len() < 4 => plain.push(key),
+                Some((pages, holder)) if pages[0] != holder && shared.len() < 6 => shared.push(key),
+                _ => {}
+            }
+        }
+        assert!(
+            shared.len() == 6 && plain.len() == 4,
+            "{shared:?} {plain:?}"
+        );
+        let (url, _) = crate::remote::test_server::serve_bytes(std::fs::read(&path).unwrap());
+        for key in plain.iter().chain(&shared) {
+            let remote =
+                crate::remote::RemoteFile::open(&url, crate::remote::Options::default()).unwrap();
+            let options = OpenOptions {
+                writable: false,
+                previous_commit: false,
+            };
+            let mut f =
+                RecordFile::open_blob(Blob::Remote(Arc::new(remote)), &unlocks, options).unwrap();
+            let rounds = f.fetch_for(&[key.as_bytes()]).unwrap();
+            // Each level of index directory pages, the index page, each level of data
+            // directory pages, the data pages: one round each.
+            let levels = usize::from(f.root.index.depth) + usize::from(f.root.data.depth);
+            assert_eq!(rounds, levels + 2, "{key}");
+            assert_eq!(
+                f.get(key.as_bytes()).unwrap(),
+                local.get(key.as_bytes()).unwrap()
+            );
+        }
     }
 }

@@ -21,6 +21,7 @@ pub(super) fn settings(format: InputFormat, key: &str, header: bool, page: u32) 
         // Both sealing paths: small pages on the caller's thread, others pipelined.
         threads: if page == 512 { 1 } else { 2 },
         compression: None,
+        wide_tags: false,
     }
 }
 

@@ -309,7 +309,7 @@ impl RecordFile {
         if rebuild {
             // A larger index, from the tokens of the records themselves; sized for
             // growth so that appends rebuild it rarely.
-            let layout = IndexLayout::for_pages(data_pages);
+            let layout = IndexLayout::for_pages(data_pages).with_tags(root.index_layout.tag_bytes);
             let mut all: Vec<(u64, u32)> = Vec::with_capacity(root.records as usize);
             w.flush()?;
             let r = w.reader();

@@ -15,6 +15,8 @@
 
 pub mod http;
 pub mod s3;
+#[cfg(test)]
+pub(crate) mod test_server;
 
 use bytes::Bytes;
 use reqwest::header::{self, HeaderValue};
@@ -639,6 +641,7 @@ fn content_range(v: &str) -> Option<(u64, u64, u64)> {
 
 #[cfg(test)]
 mod tests {
+    use super::test_server::{part, server};
     use super::*;
 
     #[test]
@@ -666,50 +669,6 @@ mod tests {
         assert_eq!(shown(&u), "https://h.example:8443/b/k.vkr");
         assert!(is_url("HTTPS://x/y") && is_url("http://x") && !is_url("./http://x"));
         assert!(!is_url("file.vkr") && !is_url("ftp://x/y"));
-    }
-
-    /// A one-file HTTP server on loopback answering each request (one a connection)
-    /// with what `answer` makes of its Range and If-Match headers and its number.
-    fn server(
-        answer: impl Fn(u64, u64, Option<String>, usize) -> String + Send + 'static,
-    ) -> (String, std::sync::Arc<AtomicU64>) {
-        use std::io::{BufRead, Write};
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/f", l.local_addr().unwrap());
-        let served = std::sync::Arc::new(AtomicU64::new(0));
-        let count = served.clone();
-        std::thread::spawn(move || {
-            for (n, conn) in l.incoming().enumerate() {
-                let Ok(mut conn) = conn else { return };
-                let mut r = std::io::BufReader::new(conn.try_clone().unwrap());
-                let (mut range, mut cond) = ((0, 0), None);
-                loop {
-                    let mut line = String::new();
-                    if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    let lower = line.to_ascii_lowercase();
-                    if let Some(v) = lower.strip_prefix("range: bytes=") {
-                        let (a, b) = v.trim().split_once('-').unwrap();
-                        range = (a.parse().unwrap(), b.parse().unwrap());
-                    }
-                    if lower.starts_with("if-match:") {
-                        cond = Some(line[9..].trim().to_string());
-                    }
-                }
-                count.fetch_add(1, Ordering::Relaxed);
-                let _ = conn.write_all(answer(range.0, range.1, cond, n).as_bytes());
-            }
-        });
-        (url, served)
-    }
-
-    fn part(first: u64, last: u64, total: u64, etag: &str) -> String {
-        let body = "x".repeat((last - first + 1) as usize);
-        format!(
-            "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes {first}-{last}/{total}\r\nETag: {etag}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )
     }
 
     fn quick() -> Options {
@@ -778,10 +737,9 @@ mod tests {
         // 503, then the range.
         f.read_exact_at(40, &mut buf).unwrap();
         assert_eq!(served.load(Ordering::Relaxed), 3);
-        let (url, served) = server(|_, _, _, _| {
-            "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                .into()
-        });
+        let (url, served) = server(
+            |_, _, _, _| "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
         let e = RemoteFile::open(&url, quick()).unwrap_err();
         assert!(
             e.to_string()
@@ -789,9 +747,9 @@ mod tests {
             "{e}"
         );
         assert_eq!(served.load(Ordering::Relaxed), 6);
-        let (url, served) = server(|_, _, _, _| {
-            "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".into()
-        });
+        let (url, served) = server(
+            |_, _, _, _| "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
         let e = RemoteFile::open(&url, quick()).unwrap_err();
         assert!(matches!(e, RemoteError::Status { status: 403, .. }), "{e}");
         assert_eq!(served.load(Ordering::Relaxed), 1);

@@ -382,6 +382,22 @@ fn the_records_reference_reads_what_veilkit_writes() {
     );
     let json_keys: Vec<String> = (0..5200).step_by(211).map(|i| format!("key{i}")).collect();
     same_as_veilkit(&python, &j, &with_key, &json_keys);
+    // 32-bit index tags.
+    let j32 = path("j32.vkr");
+    records(&[
+        "seal",
+        "-q",
+        p(&jsonl),
+        "-o",
+        p(&j32),
+        "--key-file",
+        k,
+        "--key-field",
+        "k",
+        "--tag-bits",
+        "32",
+    ]);
+    same_as_veilkit(&python, &j32, &with_key, &json_keys);
 
     // The committed version-1 files.
     let v1 = repo().join("tests/fixtures/records-v1");
@@ -447,6 +463,7 @@ fn the_records_reference_writer_seals_files_that_veilkit_opens_and_updates() {
         ("512", &[][..], by_key),
         ("4096", &[][..], by_key),
         ("4096", &["--compress", by_pp[0], by_pp[1]][..], by_pp),
+        ("4096", &["--tag-bits", "32"][..], by_key),
     ] {
         let f = path(&format!("t{page}{}.vkr", extra.len()));
         let mut cmd = Command::new(&python);

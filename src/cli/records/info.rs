@@ -162,7 +162,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
             if i.buckets == 0 {
                 "none (a small file: a lookup reads its few data pages)".to_string()
             } else {
-                format!("{} buckets", i.buckets)
+                format!("{} buckets, {}-bit tags", i.buckets, i.tag_bits)
             },
         ));
         let state = |c: CopyState| match c {
@@ -191,6 +191,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         json["pages_in_use"] = i.live_pages.into();
         json["pages_unreferenced"] = i.allocated.saturating_sub(i.live_pages).into();
         json["index_buckets"] = i.buckets.into();
+        json["index_tag_bits"] = i.tag_bits.into();
         json["compression"] = i.compression.name().into();
         lines.retain(|(k, _)| *k != "copies");
         lines.push((
