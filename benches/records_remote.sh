@@ -7,15 +7,20 @@
 # fetched or decrypted before):
 #   - one cold `records get FILE KEY`: requests and bytes (from nginx's log), wall time;
 #   - `records get FILE --keys K` for BATCH random keys (present and absent): gets/s.
+# The file is sealed with --tag-bits TAG_BITS (default 32, as for -o s3://). Then a survey:
+# SURVEY cold gets of random keys at 0 ms from the file sealed with 16-bit tags and from
+# the one with 32-bit tags: how many take each count of requests, and the most bytes.
 # Prints each round and the medians with their ranges.
 #
-#   benches/records_remote.sh                  # ROUNDS=5 BATCH="2000 200000"
+#   benches/records_remote.sh                  # ROUNDS=5 BATCH="2000 200000" SURVEY=500
 #
 # Needs nginx (Debian: nginx-light) and python3.
 set -euo pipefail
 veilkit=$(realpath "${VEILKIT:-target/release/veilkit}")
 rounds=${ROUNDS:-5}
 batches=${BATCH:-2000 200000}
+tag_bits=${TAG_BITS:-32}
+survey=${SURVEY:-500}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 mkdir -p "$work/www"
@@ -30,8 +35,12 @@ with open(sys.argv[1], "w") as f:
         f.write(f"{i},name{random.randint(0, 10**6)},user{i}@example.com,city{random.randint(0, 999)},{random.random():.6f}\n")
 PY
 "$veilkit" keygen -o "$work/k.key"
-"$veilkit" records seal -q "$work/people.csv" --key-field id -o "$work/www/people.vkr" --key-file "$work/k.key"
-chmod 0644 "$work/www/people.vkr"
+for bits in 16 32; do
+    "$veilkit" records seal -q "$work/people.csv" --key-field id -o "$work/www/people$bits.vkr" \
+        --tag-bits "$bits" --key-file "$work/k.key"
+done
+cp "$work/www/people$tag_bits.vkr" "$work/www/people.vkr"
+chmod 0644 "$work"/www/*.vkr
 chmod 0755 "$work" "$work/www"
 . "$here/common/nginx.sh"
 nginx_start "$work" "$(cat <<CONF
@@ -48,11 +57,11 @@ python3 "$here/common/delay_proxy.py" "$slow" "$port" 10 >"$work/proxy.log" 2>&1
 proxy=$!
 trap "kill $proxy 2>/dev/null; nginx -c '$work/nginx.conf' -p '$work' -s stop; rm -rf '$work'" EXIT
 until grep -q ready "$work/proxy.log"; do sleep 0.1; done
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; nginx $(nginx -v 2>&1 | cut -d/ -f2) on loopback; file $(stat -c %s "$work/www/people.vkr") bytes"
-python3 - "$veilkit" "$work" "$port" "$slow" "$rounds" $batches <<'PY'
-import random, statistics, subprocess, sys, time
-veilkit, work, port, slow, rounds = sys.argv[1:6]
-batches = [int(b) for b in sys.argv[6:]]
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; nginx $(nginx -v 2>&1 | cut -d/ -f2) on loopback; file $(stat -c %s "$work/www/people.vkr") bytes ($tag_bits-bit tags; 16-bit: $(stat -c %s "$work/www/people16.vkr"))"
+python3 - "$veilkit" "$work" "$port" "$slow" "$rounds" "$survey" $batches <<'PY'
+import collections, random, statistics, subprocess, sys, time
+veilkit, work, port, slow, rounds, survey = sys.argv[1:7]
+batches = [int(b) for b in sys.argv[7:]]
 places = {
     "local": f"{work}/www/people.vkr",
     "url 0 ms": f"http://127.0.0.1:{port}/people.vkr",
@@ -93,4 +102,17 @@ print("| place | measure | median | range |")
 print("|---|---|---:|---|")
 for (place, m), v in results.items():
     print(f"| {place} | {m} | {statistics.median(v):,.0f} | {min(v):,.0f}-{max(v):,.0f} |")
+print()
+print("| tags | cold gets | by requests | most bytes |")
+print("|---|---:|---|---:|")
+for bits in (16, 32):
+    seen, most = collections.Counter(), 0
+    for _ in range(int(survey)):
+        open(log, "w").close()
+        run([f"http://127.0.0.1:{port}/people{bits}.vkr", str(rng.randrange(0, 200000))])
+        n, b = logged()
+        seen[n] += 1
+        most = max(most, b)
+    shown = ", ".join(f"{n}: {c}" for n, c in sorted(seen.items()))
+    print(f"| {bits}-bit | {survey} | {shown} | {most:,} |", flush=True)
 PY
