@@ -7,6 +7,9 @@
 //!   Tkrzw's workload with text instead of random letters;
 //! - a 200,000-row CSV of people (`id,name,email,note`, about 95 bytes a row), keyed by id.
 //!
+//! Each workload's line for `zstd -3 of the whole input` is the size reference: Zstandard
+//! of the whole input at once, and each sealed file's size as a multiple of it.
+//!
 //! Gets run in-process on a freshly opened file (first pass: every page read, decrypted
 //! and decompressed once, then cached), one thread. Tkrzw's published table for the same
 //! 1M-record shape (its own semi-random alphabet values) is printed beside.
@@ -170,6 +173,20 @@ fn main() {
                 batch_rates[m].push(batch_gets(&path, &ring, &w.keys) / 1e3);
             }
         }
+        // The reference for size: Zstandard of the whole input at once (`zstd -3`).
+        let whole = zstd::bulk::compress(&w.data, 3).unwrap().len() as f64;
+        println!(
+            "{:<24} {:<7} {:>9.3}x (the sealed files: {})",
+            w.name,
+            "zstd -3 of the whole input",
+            whole / w.data.len() as f64,
+            modes
+                .iter()
+                .enumerate()
+                .map(|(m, (label, _))| format!("{label} {:.2}x of it", sizes[m] as f64 / whole))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         for (m, (label, _)) in modes.iter().enumerate() {
             let (slo, shi) = range(&seal_rates[m]);
             let (glo, ghi) = range(&get_rates[m]);

@@ -188,9 +188,11 @@ impl Wide {
             if bytes.len() == 16 {
                 return Wide([be(0), be(8), 0]);
             }
-            let mut tail = [0u8; 8];
-            tail[..bytes.len() - 16].copy_from_slice(&bytes[16..]);
-            return Wide([be(0), be(8), u64::from_be_bytes(tail)]);
+            // The last 8 bytes, shifted so that byte 16 leads: no copy of a variable
+            // length (a call to memcpy for each record read).
+            let n = bytes.len().min(24);
+            let last = u64::from_be_bytes(bytes[n - 8..n].try_into().expect("8"));
+            return Wide([be(0), be(8), last << (8 * (24 - n))]);
         }
         let mut b = [0u8; 24];
         b[..bytes.len()].copy_from_slice(bytes);
@@ -604,6 +606,15 @@ mod tests {
     }
 
     proptest! {
+        /// Any prefix of up to 24 bytes is left-aligned as a zero-padded copy would be.
+        #[test]
+        fn a_prefix_reads_as_its_zero_padded_copy(bytes in proptest::collection::vec(any::<u8>(), 0..=24)) {
+            let mut b = [0u8; 24];
+            b[..bytes.len()].copy_from_slice(&bytes);
+            let word = |i: usize| u64::from_be_bytes(b[i * 8..i * 8 + 8].try_into().unwrap());
+            prop_assert_eq!(Wide::from_be_prefix(&bytes), Wide([word(0), word(1), word(2)]));
+        }
+
         #[test]
         fn records_pack_and_unpack(hash in any::<[u8; 20]>(), count in any::<u64>(), b in 0u32..=26, ntlm in any::<bool>()) {
             let kind = if ntlm { HashKind::Ntlm } else { HashKind::Sha1 };

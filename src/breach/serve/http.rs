@@ -128,45 +128,53 @@ pub fn run(
                     } else {
                         None
                     };
-                    let mut response = hyper::Response::builder()
-                        .status(reply.status)
-                        .header("content-type", "text/plain")
-                        .header("access-control-allow-origin", "*")
-                        .header("vary", "Add-Padding, Accept-Encoding");
+                    // Headers by their constants and static values: no name parsed or
+                    // value checked again for each request.
+                    use hyper::header::{self as h, HeaderValue as V};
+                    let mut headers = hyper::HeaderMap::with_capacity(12);
+                    headers.insert(h::CONTENT_TYPE, V::from_static("text/plain"));
+                    headers.insert(h::ACCESS_CONTROL_ALLOW_ORIGIN, V::from_static("*"));
+                    headers.insert(h::VARY, V::from_static("Add-Padding, Accept-Encoding"));
                     if reply.status == 204 {
-                        response = response
-                            .header("access-control-allow-methods", "GET")
-                            .header("access-control-allow-headers", "Add-Padding")
-                            .header("access-control-max-age", "86400");
+                        headers.insert(h::ACCESS_CONTROL_ALLOW_METHODS, V::from_static("GET"));
+                        headers.insert(
+                            h::ACCESS_CONTROL_ALLOW_HEADERS,
+                            V::from_static("Add-Padding"),
+                        );
+                        headers.insert(h::ACCESS_CONTROL_MAX_AGE, V::from_static("86400"));
                     }
-                    if let Some(tag) = &reply.etag {
-                        response = response.header("etag", tag.as_str());
+                    if let Some(tag) = reply.etag.as_deref().and_then(|t| V::from_str(t).ok()) {
+                        headers.insert(h::ETAG, tag);
                     }
-                    if let Some(m) = modified {
-                        response = response.header("last-modified", m.to_string());
+                    if let Some(m) = modified.and_then(|m| V::from_str(&m.to_string()).ok()) {
+                        headers.insert(h::LAST_MODIFIED, m);
                     }
                     match coding {
                         Some(Coding::Zstd) => {
                             reply.body = zstd_body(&reply.body);
-                            response = response.header("content-encoding", "zstd");
+                            headers.insert(h::CONTENT_ENCODING, V::from_static("zstd"));
                         }
                         Some(Coding::Gzip) => {
                             reply.body = gzip_body(&reply.body);
-                            response = response.header("content-encoding", "gzip");
+                            headers.insert(h::CONTENT_ENCODING, V::from_static("gzip"));
                         }
                         None => {}
                     }
-                    response = if reply.cacheable {
-                        response.header("cache-control", "public, max-age=2678400")
-                    } else {
-                        response.header("cache-control", "no-store")
-                    };
+                    headers.insert(
+                        h::CACHE_CONTROL,
+                        V::from_static(if reply.cacheable {
+                            "public, max-age=2678400"
+                        } else {
+                            "no-store"
+                        }),
+                    );
                     if reply.status == 405 {
-                        response = response.header("allow", "GET, HEAD, OPTIONS");
+                        headers.insert(h::ALLOW, V::from_static("GET, HEAD, OPTIONS"));
                     }
-                    let response = response
-                        .body(Full::new(Bytes::from(reply.body)))
-                        .expect("static header names and values");
+                    let mut response = hyper::Response::new(Full::new(Bytes::from(reply.body)));
+                    *response.status_mut() = hyper::StatusCode::from_u16(reply.status)
+                        .unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+                    *response.headers_mut() = headers;
                     std::future::ready(Ok::<_, std::convert::Infallible>(response))
                 });
                 let mut http = http1::Builder::new();
