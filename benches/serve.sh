@@ -7,7 +7,8 @@
 #   VEILKIT=path/to/veilkit ...          # another build
 #   BASELINE=path/to/veilkit ...         # and that build too (port 8002), in the same rounds
 #
-# Exports the index's range files next to it (once), then alternates wrk runs against
+# Exports the index's range files next to it (once), reads them and the index once (warm
+# page cache for both), then alternates wrk runs against
 # `veilkit breach serve` (port 8000) and nginx (port 8081), 64 connections, random
 # prefixes from one Lua script, and prints every run and the medians.
 set -euo pipefail
@@ -63,6 +64,10 @@ http {
   }
 }
 NGINX
+# Both servers start warm: the range files and the index read once into the page cache
+# (nginx's files evicted by a build are otherwise read from disk in its first rounds).
+find "$ranges" -type f -print0 | xargs -0 cat > /dev/null
+cat "$index" > /dev/null
 nginx -p "$work" -c "$work/nginx.conf"
 "$bin" -q breach serve -i "$index" --listen 127.0.0.1:8000 &
 server=$!

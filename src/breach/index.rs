@@ -547,11 +547,19 @@ impl Index {
             if lo < hi {
                 self.check_records(self.storage.get(), lo, hi)?;
             }
+            let saturated = self.params.saturated();
             for i in lo..hi {
-                let (key, _) = self.params.unpack(self.record(i));
+                let (key, field) = self.params.unpack(self.record(i));
                 let hash = self.params.hash_of(k, &key);
                 if hash.0[0] >> 44 == top >> 44 {
-                    f(&hash, self.count_of(self.storage.get(), i)?);
+                    // The count field as read, unless it is saturated (then the count is
+                    // in the overflow table).
+                    let count = if field < saturated {
+                        field
+                    } else {
+                        self.count_of(self.storage.get(), i)?
+                    };
+                    f(&hash, count);
                 }
             }
         }
