@@ -546,6 +546,11 @@ impl Index {
             }
             if lo < hi {
                 self.check_records(self.storage.get(), lo, hi)?;
+                // The bucket's records are read in turn: ask for all their lines now,
+                // rather than meet a miss at each line (a random range is seldom cached).
+                let s = self.params.record_size;
+                let at = self.records_off + lo as usize * s;
+                prefetch_range(&self.storage.get()[at..at + (hi - lo) as usize * s]);
             }
             let saturated = self.params.saturated();
             for i in lo..hi {
