@@ -270,7 +270,8 @@ pub(crate) fn choose_coding(accept: &str) -> Option<Coding> {
     }
 }
 
-/// `body` as one Zstandard frame at level 1 (with its content size and a checksum). Each
+/// `body` as one Zstandard frame at level 1, matches of at least 7 bytes (with its
+/// content size and a checksum). Each
 /// server thread keeps one compressor: making one per response (its tables set up and
 /// zeroed) cost more than compressing a range's body.
 fn zstd_body(body: &[u8]) -> Vec<u8> {
@@ -283,6 +284,10 @@ fn zstd_body(body: &[u8]) -> Vec<u8> {
         let c = c.get_or_insert_with(|| {
             let mut c = zstd::bulk::Compressor::new(1).expect("level 1 is valid");
             let _ = c.include_checksum(true);
+            // Matches of 7 bytes or more: hex lines have few shorter ones worth their
+            // search. A 3.9 KB range body (100M hashes) in 5.5 us instead of 9.9, 1.7%
+            // larger (0.539 of the body against 0.530).
+            let _ = c.set_parameter(zstd::stream::raw::CParameter::MinMatch(7));
             c
         });
         c.compress(body).expect("compressing to memory")
