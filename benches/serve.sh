@@ -4,6 +4,7 @@
 #
 #   benches/serve.sh data/hibp-100m.idx [seconds per run] [rounds]
 #   CODING=gzip benches/serve.sh ...     # both asked for gzip (nginx at level 1, on the fly)
+#   CODING=br benches/serve.sh ...       # br (nginx's brotli filter at level 1; serve: identity)
 #   VEILKIT=path/to/veilkit ...          # another build
 #   BASELINE=path/to/veilkit ...         # and that build too (port 8002), in the same rounds
 #
@@ -39,7 +40,19 @@ end
 LUA
 # nginx at its best measured here: two workers, sendfile, a small open-file cache (a large
 # one runs out of descriptors), unlimited keep-alive requests, no access log.
+# Brotli too where Debian's libnginx-mod-http-brotli-filter is installed (CODING=br: nginx
+# compresses at level 1; serve answers br with identity).
+brotli_module=/usr/lib/nginx/modules/ngx_http_brotli_filter_module.so
+brotli_load="" brotli_conf=""
+if [ -f "$brotli_module" ]; then
+    brotli_load="load_module $brotli_module;"
+    brotli_conf="brotli on; brotli_comp_level 1; brotli_min_length 0; brotli_types text/plain;"
+elif [ "$coding" = br ]; then
+    echo "CODING=br needs nginx's brotli filter (apt-get install libnginx-mod-http-brotli-filter)" >&2
+    exit 2
+fi
 cat > "$work/nginx.conf" <<NGINX
+$brotli_load
 worker_processes 2;
 pid $work/nginx.pid;
 error_log $work/logs/error.log;
@@ -55,6 +68,7 @@ http {
   gzip_comp_level 1;
   gzip_min_length 0;
   gzip_types text/plain;
+  $brotli_conf
   server {
     listen 127.0.0.1:8081;
     location /range/ {
