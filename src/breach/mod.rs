@@ -1,6 +1,7 @@
 //! The breach index: Have I Been Pwned "Pwned Passwords" dumps built once into a compact
 //! memory-mapped index (`docs/BREACH-FORMAT.md`), then answered in microseconds.
 
+pub mod bodies;
 pub mod build;
 pub mod bytes;
 pub mod checked;
