@@ -7,6 +7,9 @@
 #   CODING=br benches/serve.sh ...       # br (nginx's brotli filter at level 1; serve: identity)
 #   VEILKIT=path/to/veilkit ...          # another build
 #   BASELINE=path/to/veilkit ...         # and that build too (port 8002), in the same rounds
+#   BODIES=1 CODING=zstd ...             # serve (port 8000) with --zstd-bodies, made by
+#                                        # compress-ranges beside the index (once); the
+#                                        # baseline, if any, without
 #
 # Exports the index's range files next to it (once), reads them and the index once (warm
 # page cache for both), then alternates wrk runs against
@@ -26,6 +29,12 @@ else
 fi
 ranges="${index%.*}.ranges"
 [ -d "$ranges" ] || "$bin" breach export-ranges -i "$index" -o "$ranges"
+bodies_args=()
+if [ -n "${BODIES:-}" ]; then
+    bodies="${index%.*}.bodies"
+    [ -f "$bodies" ] || "$bin" breach compress-ranges -i "$index" -o "$bodies"
+    bodies_args=(--zstd-bodies "$bodies")
+fi
 work=$(mktemp -d)
 baseline=${BASELINE:-}
 trap 'kill $server ${base_server:-} 2>/dev/null; nginx -p "$work" -c "$work/nginx.conf" -s stop 2>/dev/null; rm -rf "$work"' EXIT
@@ -81,9 +90,9 @@ NGINX
 # Both servers start warm: the range files and the index read once into the page cache
 # (nginx's files evicted by a build are otherwise read from disk in its first rounds).
 find "$ranges" -type f -print0 | xargs -0 cat > /dev/null
-cat "$index" > /dev/null
+cat "$index" ${bodies:+"$bodies"} > /dev/null
 nginx -p "$work" -c "$work/nginx.conf"
-"$bin" -q breach serve -i "$index" --listen 127.0.0.1:8000 &
+"$bin" -q breach serve -i "$index" "${bodies_args[@]}" --listen 127.0.0.1:8000 &
 server=$!
 ports="8000 8081"
 if [ -n "$baseline" ]; then

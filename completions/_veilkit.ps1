@@ -82,6 +82,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show an index''s kind, size, counts and format')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check an index end to end: structure and every checksum')
             [CompletionResult]::new('export-ranges', 'export-ranges', [CompletionResultType]::ParameterValue, 'Write an index as the 1,048,576 range files the HIBP range API serves')
+            [CompletionResult]::new('compress-ranges', 'compress-ranges', [CompletionResultType]::ParameterValue, 'Compress every range body of an index ahead, for serve''s Zstandard answers')
             [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Replace the prefixes of an index that a directory of range files holds')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'List the hashes added, removed and re-counted between two indexes')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the HIBP range API (and /check) from indexes on a local port')
@@ -216,6 +217,24 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'veilkit;breach;compress-ranges' {
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'The exact index')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'The exact index')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The file to write')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The file to write')
+            [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Zstandard''s level, 1 to 22')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Threads [default: the number of processors]')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads [default: the number of processors]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Replace FILE if it exists')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace FILE if it exists')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'veilkit;breach;merge' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The new index')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The new index')
@@ -248,6 +267,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Connections served at once')
             [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Serve HTTPS with this certificate chain (PEM, the server''s certificate first), as openssl, mkcert or certbot write it; needs --tls-key')
             [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The private key of --tls-cert (PEM: PKCS#8, PKCS#1 RSA or SEC1 EC)')
+            [CompletionResult]::new('--zstd-bodies', '--zstd-bodies', [CompletionResultType]::ParameterName, 'Range bodies compressed ahead by `breach compress-ranges` from one of the indexes (give it once per index): sent as they are to clients that ask for Zstandard, instead of compressing each answer. Refused unless made from that very index')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q')
             [CompletionResult]::new('--in-memory', '--in-memory', [CompletionResultType]::ParameterName, 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory. A reload (SIGHUP) reads the new files while the old ones are served, so it needs their memory again meanwhile: a file larger than the memory available is refused, at the start and on a reload (which then keeps serving the old ones)')
@@ -278,6 +298,7 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show an index''s kind, size, counts and format')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check an index end to end: structure and every checksum')
             [CompletionResult]::new('export-ranges', 'export-ranges', [CompletionResultType]::ParameterValue, 'Write an index as the 1,048,576 range files the HIBP range API serves')
+            [CompletionResult]::new('compress-ranges', 'compress-ranges', [CompletionResultType]::ParameterValue, 'Compress every range body of an index ahead, for serve''s Zstandard answers')
             [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Replace the prefixes of an index that a directory of range files holds')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'List the hashes added, removed and re-counted between two indexes')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the HIBP range API (and /check) from indexes on a local port')
@@ -307,6 +328,9 @@ Register-ArgumentCompleter -Native -CommandName 'veilkit' -ScriptBlock {
             break
         }
         'veilkit;breach;help;export-ranges' {
+            break
+        }
+        'veilkit;breach;help;compress-ranges' {
             break
         }
         'veilkit;breach;help;merge' {

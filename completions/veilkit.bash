@@ -61,6 +61,9 @@ _veilkit() {
             veilkit__subcmd__breach,check)
                 cmd="veilkit__subcmd__breach__subcmd__check"
                 ;;
+            veilkit__subcmd__breach,compress-ranges)
+                cmd="veilkit__subcmd__breach__subcmd__compress__subcmd__ranges"
+                ;;
             veilkit__subcmd__breach,diff)
                 cmd="veilkit__subcmd__breach__subcmd__diff"
                 ;;
@@ -99,6 +102,9 @@ _veilkit() {
                 ;;
             veilkit__subcmd__breach__subcmd__help,check)
                 cmd="veilkit__subcmd__breach__subcmd__help__subcmd__check"
+                ;;
+            veilkit__subcmd__breach__subcmd__help,compress-ranges)
+                cmd="veilkit__subcmd__breach__subcmd__help__subcmd__compress__subcmd__ranges"
                 ;;
             veilkit__subcmd__breach__subcmd__help,diff)
                 cmd="veilkit__subcmd__breach__subcmd__help__subcmd__diff"
@@ -297,7 +303,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach)
-            opts="-q -h -V --quiet --help --version build download update query check info verify export-ranges merge diff serve okon help"
+            opts="-q -h -V --quiet --help --version build download update query check info verify export-ranges compress-ranges merge diff serve okon help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -364,6 +370,48 @@ _veilkit() {
                     return 0
                     ;;
                 --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__compress__subcmd__ranges)
+            opts="-q -i -o -j -f -h -V --quiet --index --output --level --threads --force --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --level)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -485,7 +533,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__help)
-            opts="build download update query check info verify export-ranges merge diff serve okon help"
+            opts="build download update query check info verify export-ranges compress-ranges merge diff serve okon help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -513,6 +561,20 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        veilkit__subcmd__breach__subcmd__help__subcmd__compress__subcmd__ranges)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -765,7 +827,7 @@ _veilkit() {
             return 0
             ;;
         veilkit__subcmd__breach__subcmd__serve)
-            opts="-q -i -j -h -V --quiet --index --listen --threads --max-connections --in-memory --tls-cert --tls-key --no-verify --help --version"
+            opts="-q -i -j -h -V --quiet --index --listen --threads --max-connections --in-memory --tls-cert --tls-key --zstd-bodies --no-verify --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -800,6 +862,10 @@ _veilkit() {
                     return 0
                     ;;
                 --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --zstd-bodies)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

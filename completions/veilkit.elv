@@ -76,6 +76,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand info 'Show an index''s kind, size, counts and format'
             cand verify 'Check an index end to end: structure and every checksum'
             cand export-ranges 'Write an index as the 1,048,576 range files the HIBP range API serves'
+            cand compress-ranges 'Compress every range body of an index ahead, for serve''s Zstandard answers'
             cand merge 'Replace the prefixes of an index that a directory of range files holds'
             cand diff 'List the hashes added, removed and re-counted between two indexes'
             cand serve 'Serve the HIBP range API (and /check) from indexes on a local port'
@@ -201,6 +202,23 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'veilkit;breach;compress-ranges'= {
+            cand -i 'The exact index'
+            cand --index 'The exact index'
+            cand -o 'The file to write'
+            cand --output 'The file to write'
+            cand --level 'Zstandard''s level, 1 to 22'
+            cand -j 'Threads [default: the number of processors]'
+            cand --threads 'Threads [default: the number of processors]'
+            cand -q 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
+            cand --quiet 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
+            cand -f 'Replace FILE if it exists'
+            cand --force 'Replace FILE if it exists'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'veilkit;breach;merge'= {
             cand -o 'The new index'
             cand --output 'The new index'
@@ -231,6 +249,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand --max-connections 'Connections served at once'
             cand --tls-cert 'Serve HTTPS with this certificate chain (PEM, the server''s certificate first), as openssl, mkcert or certbot write it; needs --tls-key'
             cand --tls-key 'The private key of --tls-cert (PEM: PKCS#8, PKCS#1 RSA or SEC1 EC)'
+            cand --zstd-bodies 'Range bodies compressed ahead by `breach compress-ranges` from one of the indexes (give it once per index): sent as they are to clients that ask for Zstandard, instead of compressing each answer. Refused unless made from that very index'
             cand -q 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
             cand --quiet 'Print nothing but errors and warnings: no progress bars or informational messages, and for the lookups whose exit status answers (breach query, records get) no answers either, as grep -q'
             cand --in-memory 'Read the indexes into memory (huge pages where the system allows) instead of mapping them: single lookups (/check) about 1.6x faster at 100M hashes, for the memory of the files; ranges are bound by formatting and HTTP, not memory. A reload (SIGHUP) reads the new files while the old ones are served, so it needs their memory again meanwhile: a file larger than the memory available is refused, at the start and on a reload (which then keeps serving the old ones)'
@@ -259,6 +278,7 @@ set edit:completion:arg-completer[veilkit] = {|@words|
             cand info 'Show an index''s kind, size, counts and format'
             cand verify 'Check an index end to end: structure and every checksum'
             cand export-ranges 'Write an index as the 1,048,576 range files the HIBP range API serves'
+            cand compress-ranges 'Compress every range body of an index ahead, for serve''s Zstandard answers'
             cand merge 'Replace the prefixes of an index that a directory of range files holds'
             cand diff 'List the hashes added, removed and re-counted between two indexes'
             cand serve 'Serve the HIBP range API (and /check) from indexes on a local port'
@@ -280,6 +300,8 @@ set edit:completion:arg-completer[veilkit] = {|@words|
         &'veilkit;breach;help;verify'= {
         }
         &'veilkit;breach;help;export-ranges'= {
+        }
+        &'veilkit;breach;help;compress-ranges'= {
         }
         &'veilkit;breach;help;merge'= {
         }

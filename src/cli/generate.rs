@@ -31,6 +31,7 @@ fn extra_for(path: &[&str]) -> ManExtra {
         ["breach", "info"] => super::breach::info::MAN,
         ["breach", "verify"] => super::breach::verify::MAN,
         ["breach", "export-ranges"] => super::breach::export_ranges::MAN,
+        ["breach", "compress-ranges"] => super::breach::compress_ranges::MAN,
         ["breach", "merge"] => super::breach::merge::MAN,
         ["breach", "diff"] => super::breach::diff::MAN,
         ["breach", "serve"] => super::breach::serve::MAN,

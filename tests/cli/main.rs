@@ -26,5 +26,6 @@ mod records_s3;
 mod records_v1;
 mod references;
 mod serve;
+mod serve_bodies;
 mod tiers;
 mod trust;

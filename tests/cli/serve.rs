@@ -71,7 +71,35 @@ impl Server {
         (status, head, all[split + 4..].to_vec())
     }
 
-    fn get(&self, path: &str, headers: &str) -> (u16, String, Vec<u8>) {
+    /// Sends SIGHUP (a reload, as the server runs detached).
+    #[cfg(unix)]
+    pub fn hup(&self) {
+        #[allow(unsafe_code)]
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGHUP);
+        }
+    }
+
+    /// Stops the server (SIGTERM) and returns what it wrote on stderr after its first
+    /// line.
+    #[cfg(unix)]
+    pub fn stop_and_stderr(&mut self) -> String {
+        #[allow(unsafe_code)]
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let _ = self.child.wait();
+        let mut rest = String::new();
+        if let Some(e) = self.child.stderr.as_mut() {
+            let _ = e.read_to_string(&mut rest);
+        }
+        rest
+    }
+
+    /// GET `path` with extra header lines; (status, head, body).
+    pub fn get(&self, path: &str, headers: &str) -> (u16, String, Vec<u8>) {
         self.raw(
             format!("GET {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n")
                 .as_bytes(),

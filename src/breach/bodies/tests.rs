@@ -174,3 +174,70 @@ fn a_flipped_byte_never_yields_another_body() {
         })
         .unwrap();
 }
+
+/// The vector of docs/BREACH-FORMAT.md, "Compressed range bodies".
+#[test]
+fn bodies_test_vector() {
+    let dump = "\
+5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493
+7C4A8D09CA3762AF61E59520943DC26494F8941B:37359195
+8BE3C943B1609FFFBFC51AAD666D0A04ADF83C9D:42
+F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
+";
+    let index = Index::from_bytes(build_bytes(dump.as_bytes(), None).unwrap()).unwrap();
+    let bytes = written(&index, 3, 1);
+    let b = Bodies::from_bytes(&bytes).unwrap();
+    let hexs = |v: &[u8]| const_hex::encode(v);
+    let le = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    // An empty body: a raw block of nothing, content size 0, checksum of nothing.
+    let empty = b.frame(0).unwrap();
+    assert_eq!(hexs(empty.bytes), "28b52ffd240001000099e9d851");
+    assert_eq!(empty.body_xxh3, 0x2d06800538d394c2);
+    // 5BAA6: one raw block of its 43-byte body.
+    let f = b.frame(0x5BAA6).unwrap();
+    assert_eq!(
+        hexs(f.bytes),
+        concat!(
+            "28b52ffd242b590100",
+            "31453443394239334633463036383232353042364346383333314237454536384644383a33383631343933",
+            "865c63b1"
+        )
+    );
+    let body = b"1E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493";
+    assert_eq!(f.body_xxh3, xxh3_64(body));
+    assert_eq!(f.body_xxh3, 0x9c02a465da4762fc);
+    // Its entry: frame end 4,881,062 (375,462 empty frames of 13 bytes before it, then
+    // its 56), body checksum, frame checksum.
+    let e = HEADER_SIZE + 0x5BAA6 * ENTRY;
+    assert_eq!(
+        (le(e), le(e + 8), le(e + 16)),
+        (4_881_062, 0x9c02a465da4762fc, 0x11e6100de06d8c03)
+    );
+    // The header: frames 13,631,654 bytes (1,048,572 empty frames and four of 56, 57, 51
+    // and 54: raw blocks of the bodies, 166 bytes in all), the file 38,801,574.
+    assert_eq!(&bytes[..8], b"VKBODIES");
+    assert_eq!(
+        [
+            le(24),
+            le(32),
+            le(40),
+            le(48),
+            le(56),
+            le(64),
+            le(80),
+            le(88)
+        ],
+        [
+            1 << 20,
+            4096,
+            25_165_824,
+            25_169_920,
+            13_631_654,
+            38_801_574,
+            4,
+            166
+        ]
+    );
+    assert_eq!(&bytes[96..96 + 256], &index.bytes()[..256]);
+    assert_eq!(le(352), xxh3_64(&bytes[..352]));
+}

@@ -2,7 +2,7 @@
 //! TLS, with bounded connections, header sizes and time limits; conditional requests,
 //! gzip and CORS around [`super::Service::respond`].
 
-use super::Current;
+use super::{Coding, Current};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -91,20 +91,22 @@ pub fn run(
                         seed.set(x);
                         x
                     };
-                    let service = service.get();
-                    let mut reply = service.respond(
-                        req.method().as_str(),
-                        req.uri().path(),
-                        req.uri().query(),
-                        padding,
-                        &mut random,
-                    );
                     let header = |name: &str| {
                         req.headers()
                             .get(name)
                             .and_then(|v| v.to_str().ok())
                             .unwrap_or("")
                     };
+                    let accepted = choose_coding(header("accept-encoding"));
+                    let service = service.get();
+                    let mut reply = service.respond_in(
+                        req.method().as_str(),
+                        req.uri().path(),
+                        req.uri().query(),
+                        padding,
+                        accepted,
+                        &mut random,
+                    );
                     let modified = reply
                         .etag
                         .as_ref()
@@ -123,11 +125,7 @@ pub fn run(
                     }
                     // Every 200 when asked, empty bodies included, as the public API does
                     // (hibp-downloader refuses a body that is not gzip when it asked for it).
-                    let coding = if reply.status == 200 {
-                        choose_coding(header("accept-encoding"))
-                    } else {
-                        None
-                    };
+                    let coding = if reply.status == 200 { accepted } else { None };
                     // Headers by their constants and static values: no name parsed or
                     // value checked again for each request.
                     use hyper::header::{self as h, HeaderValue as V};
@@ -149,16 +147,20 @@ pub fn run(
                     if let Some(m) = modified.and_then(|m| V::from_str(&m.to_string()).ok()) {
                         headers.insert(h::LAST_MODIFIED, m);
                     }
-                    match coding {
-                        Some(Coding::Zstd) => {
+                    // A body compressed ahead is sent as it is (a 304 has none).
+                    match (coding, reply.encoded) {
+                        (Some(Coding::Zstd), Some(Coding::Zstd)) => {
+                            headers.insert(h::CONTENT_ENCODING, V::from_static("zstd"));
+                        }
+                        (Some(Coding::Zstd), None) => {
                             reply.body = zstd_body(&reply.body);
                             headers.insert(h::CONTENT_ENCODING, V::from_static("zstd"));
                         }
-                        Some(Coding::Gzip) => {
+                        (Some(Coding::Gzip), None) => {
                             reply.body = gzip_body(&reply.body);
                             headers.insert(h::CONTENT_ENCODING, V::from_static("gzip"));
                         }
-                        None => {}
+                        _ => {}
                     }
                     headers.insert(
                         h::CACHE_CONTROL,
@@ -230,13 +232,6 @@ fn etag_matches(if_none_match: &str, tag: &str) -> bool {
     if_none_match
         .split(',')
         .any(|t| t.trim() == "*" || bare(t) == bare(tag))
-}
-
-/// A content coding the server answers with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Coding {
-    Zstd,
-    Gzip,
 }
 
 /// The coding to answer an `Accept-Encoding` with: the one of Zstandard and gzip with the

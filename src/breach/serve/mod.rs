@@ -7,6 +7,7 @@
 //! sizes and time limits.
 
 use super::HashKind;
+use super::bodies::{Bodies, BodiesError};
 use super::format::Wide;
 use super::ranges;
 use super::tier::AnyIndex;
@@ -23,7 +24,19 @@ pub use tls::{TlsError, tls_config};
 pub struct Service {
     sha1: Option<AnyIndex>,
     ntlm: Option<AnyIndex>,
+    /// Bodies compressed ahead, each checked to be of its kind's index.
+    sha1_bodies: Option<Bodies>,
+    ntlm_bodies: Option<Bodies>,
     last_modified: Option<std::time::SystemTime>,
+}
+
+/// A content coding of response bodies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coding {
+    /// Zstandard (`zstd`).
+    Zstd,
+    /// gzip.
+    Gzip,
 }
 
 /// The service being served, replaced whole on a reload: a request answers from the
@@ -66,6 +79,8 @@ pub struct Reply {
     /// XXH3-64 in hex, so that a range keeps its ETag across rebuilds of the index as long
     /// as its content is the same (a mirror's `update` then fetches only what changed).
     pub etag: Option<String>,
+    /// The coding the body is already in (a frame compressed ahead), if any.
+    pub encoded: Option<Coding>,
 }
 
 impl Reply {
@@ -75,6 +90,7 @@ impl Reply {
             body: body.as_bytes().to_vec(),
             cacheable: false,
             etag: None,
+            encoded: None,
         }
     }
 }
@@ -88,6 +104,15 @@ pub enum ServiceError {
     /// Nothing to serve.
     #[error("no index to serve")]
     Empty,
+    /// Compressed bodies for a kind without an exact index.
+    #[error("compressed {0} range bodies, but no exact {0} index is served")]
+    NoIndexForBodies(&'static str),
+    /// Two bodies files of one kind.
+    #[error("two files of compressed {0} range bodies: give at most one per index")]
+    SameKindBodies(&'static str),
+    /// Bodies made from another index.
+    #[error(transparent)]
+    Bodies(#[from] BodiesError),
 }
 
 /// The number of lines a padded range reaches at least: a random number in
@@ -102,6 +127,8 @@ impl Service {
         let mut s = Service {
             sha1: None,
             ntlm: None,
+            sha1_bodies: None,
+            ntlm_bodies: None,
             last_modified: None,
         };
         for i in indexes {
@@ -118,6 +145,26 @@ impl Service {
             return Err(ServiceError::Empty);
         }
         Ok(s)
+    }
+
+    /// Serves `bodies` to clients asking for Zstandard ranges of its kind's index, which
+    /// must be an exact index and the one the bodies were made from.
+    pub fn add_bodies(&mut self, bodies: Bodies) -> Result<(), ServiceError> {
+        let kind = bodies.kind();
+        let exact = match self.index(kind) {
+            Some(AnyIndex::Exact(i) | AnyIndex::Filtered { exact: i, .. }) => i,
+            _ => return Err(ServiceError::NoIndexForBodies(kind.name())),
+        };
+        bodies.check_made_from(exact.bytes())?;
+        let slot = match kind {
+            HashKind::Sha1 => &mut self.sha1_bodies,
+            HashKind::Ntlm => &mut self.ntlm_bodies,
+        };
+        if slot.is_some() {
+            return Err(ServiceError::SameKindBodies(kind.name()));
+        }
+        *slot = Some(bodies);
+        Ok(())
     }
 
     /// Sets the time the data last changed (the newest index's modification time), sent
@@ -148,6 +195,21 @@ impl Service {
         padding: bool,
         random: &mut dyn FnMut() -> u64,
     ) -> Reply {
+        self.respond_in(method, path, query, padding, None, random)
+    }
+
+    /// [`Service::respond`] for a client that takes bodies in `coding`: a range with a
+    /// body compressed ahead in that coding comes as it is stored
+    /// ([`Reply::encoded`]); any other body is plain, for the caller to compress.
+    pub fn respond_in(
+        &self,
+        method: &str,
+        path: &str,
+        query: Option<&str>,
+        padding: bool,
+        coding: Option<Coding>,
+        random: &mut dyn FnMut() -> u64,
+    ) -> Reply {
         if method == "OPTIONS" {
             // A CORS preflight, answered as the public API's worker does (the headers
             // are added by the HTTP layer).
@@ -156,6 +218,7 @@ impl Service {
                 body: Vec::new(),
                 cacheable: false,
                 etag: None,
+                encoded: None,
             };
         }
         if method != "GET" && method != "HEAD" {
@@ -171,7 +234,7 @@ impl Service {
                 Some("ntlm") => HashKind::Ntlm,
                 Some(_) => return Reply::text(400, "The mode must be sha1 or ntlm\n"),
             };
-            return self.range(kind, prefix, padding, random);
+            return self.range(kind, prefix, padding, coding, random);
         }
         if let Some(hash) = path.strip_prefix("/check/") {
             return self.check(hash);
@@ -190,6 +253,7 @@ impl Service {
         kind: HashKind,
         prefix: &str,
         padding: bool,
+        coding: Option<Coding>,
         random: &mut dyn FnMut() -> u64,
     ) -> Reply {
         let bad = || Reply::text(400, "The hash prefix was not in a valid format\n");
@@ -217,6 +281,26 @@ impl Service {
                 );
             }
         };
+        let code = match kind {
+            HashKind::Sha1 => "sha1",
+            HashKind::Ntlm => "ntlm",
+        };
+        let bodies = match kind {
+            HashKind::Sha1 => self.sha1_bodies.as_ref(),
+            HashKind::Ntlm => self.ntlm_bodies.as_ref(),
+        };
+        if let (Some(bodies), Some(Coding::Zstd), false) = (bodies, coding, padding) {
+            return match bodies.frame(p) {
+                Ok(frame) => Reply {
+                    status: 200,
+                    body: frame.bytes.to_vec(),
+                    cacheable: true,
+                    etag: Some(format!("\"{code}-{:016x}\"", frame.body_xxh3)),
+                    encoded: Some(Coding::Zstd),
+                },
+                Err(_) => Reply::text(500, "The compressed range bodies are damaged\n"),
+            };
+        }
         let mut body = Vec::with_capacity(8 << 10);
         let n = match ranges::range_body(exact, p, &mut body) {
             Ok(n) => n as usize,
@@ -226,10 +310,6 @@ impl Service {
             body = pad(kind, &body, n, random);
             None
         } else {
-            let code = match kind {
-                HashKind::Sha1 => "sha1",
-                HashKind::Ntlm => "ntlm",
-            };
             Some(format!(
                 "\"{code}-{:016x}\"",
                 xxhash_rust::xxh3::xxh3_64(&body)
@@ -240,6 +320,7 @@ impl Service {
             body,
             cacheable: !padding,
             etag,
+            encoded: None,
         }
     }
 
@@ -262,6 +343,7 @@ impl Service {
                 body: itoa::Buffer::new().format(c).as_bytes().to_vec(),
                 cacheable: true,
                 etag: None,
+                encoded: None,
             },
             Err(_) => Reply::text(500, "The index is damaged\n"),
         }

@@ -2,6 +2,7 @@
 
 pub mod build;
 pub mod check;
+pub mod compress_ranges;
 pub mod diff;
 pub mod download;
 pub mod export_ranges;
@@ -81,6 +82,8 @@ pub enum Command {
     Verify(verify::Args),
     #[command(about = export_ranges::ABOUT, long_about = export_ranges::LONG_ABOUT)]
     ExportRanges(export_ranges::Args),
+    #[command(about = compress_ranges::ABOUT, long_about = compress_ranges::LONG_ABOUT)]
+    CompressRanges(compress_ranges::Args),
     #[command(about = merge::ABOUT, long_about = merge::LONG_ABOUT)]
     Merge(merge::Args),
     #[command(about = diff::ABOUT, long_about = diff::LONG_ABOUT)]
@@ -102,6 +105,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         Command::Info(a) => info::run(a, global),
         Command::Verify(a) => verify::run(a, global),
         Command::ExportRanges(a) => export_ranges::run(a, global),
+        Command::CompressRanges(a) => compress_ranges::run(a, global),
         Command::Merge(a) => merge::run(a, global),
         Command::Diff(a) => diff::run(a, global),
         Command::Serve(a) => serve::run(a, global),
