@@ -346,3 +346,52 @@ fn a_reload_takes_the_index_and_its_bodies_together() {
         "{stderr}"
     );
 }
+
+/// `breach verify` checks a bodies file too: sound, or the damaged frame named.
+#[test]
+fn verify_checks_a_bodies_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = password_dump(1000);
+    let idx = build_from(dir.path(), "a", &dump);
+    let bodies = compress(dir.path(), &idx, "a.bodies");
+    let out = std_veilkit()
+        .args(["breach", "verify"])
+        .arg(&bodies)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "sound (compressed range bodies of a SHA-1 index: 1048576 frames, 1000 hashes, level 3"
+        ),
+        "{err}"
+    );
+    let out = std_veilkit()
+        .args(["breach", "verify", "--json"])
+        .arg(&bodies)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["sound"], true);
+    assert_eq!(v["tier"], "bodies");
+    assert_eq!(v["kind"], "sha1");
+    assert_eq!(v["hashes"], 1000);
+    // The last byte of the last frame (prefix FFFFF's checksum).
+    let mut bytes = std::fs::read(&bodies).unwrap();
+    *bytes.last_mut().unwrap() ^= 1;
+    std::fs::write(&bodies, &bytes).unwrap();
+    let out = std_veilkit()
+        .args(["breach", "verify", "--json"])
+        .arg(&bodies)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["sound"], false);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the frame of prefix FFFFF does not match its checksum"),
+        "{err}"
+    );
+}
