@@ -10,6 +10,14 @@ use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::io::{Read, Seek};
 
+/// The four SHA-1 hashes of the test vectors in docs/BREACH-FORMAT.md.
+pub(crate) const VECTOR_DUMP: &str = "\
+5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493
+7C4A8D09CA3762AF61E59520943DC26494F8941B:37359195
+8BE3C943B1609FFFBFC51AAD666D0A04ADF83C9D:42
+F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
+";
+
 /// Builds an index from dump text, in memory.
 pub(crate) fn build_bytes(dump: &[u8], kind: Option<HashKind>) -> Result<Vec<u8>, BuildError> {
     build_bytes_with(dump, kind, false)

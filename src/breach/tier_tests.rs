@@ -5,7 +5,7 @@ use super::compact::{self, Compact};
 use super::filter::{self, Filter};
 use super::format::Wide;
 use super::index::Index;
-use super::tests::{build_bytes, dump_text, random_dump};
+use super::tests::{VECTOR_DUMP, build_bytes, dump_text, random_dump};
 use super::tier::{AnyIndex, PairError, Tier};
 use crate::progress::NoProgress;
 use proptest::prelude::*;
@@ -332,13 +332,7 @@ fn a_filter_pairs_only_with_its_own_index() {
 /// The vector of docs/BREACH-FORMAT.md, "Compact index".
 #[test]
 fn compact_test_vector() {
-    let dump = "\
-5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493
-7C4A8D09CA3762AF61E59520943DC26494F8941B:37359195
-8BE3C943B1609FFFBFC51AAD666D0A04ADF83C9D:42
-F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
-";
-    let index = Index::from_bytes(build_bytes(dump.as_bytes(), None).unwrap()).unwrap();
+    let index = Index::from_bytes(build_bytes(VECTOR_DUMP.as_bytes(), None).unwrap()).unwrap();
     let bytes = compact_bytes(&index);
     let c = Compact::from_slice(&bytes).unwrap();
     let h = c.header();

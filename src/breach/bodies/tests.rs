@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::breach::index::Index;
-use crate::breach::tests::build_bytes;
+use crate::breach::tests::{VECTOR_DUMP, build_bytes};
 use crate::progress::NoProgress;
 use proptest::prelude::*;
 
@@ -178,13 +178,7 @@ fn a_flipped_byte_never_yields_another_body() {
 /// The vector of docs/BREACH-FORMAT.md, "Compressed range bodies".
 #[test]
 fn bodies_test_vector() {
-    let dump = "\
-5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3861493
-7C4A8D09CA3762AF61E59520943DC26494F8941B:37359195
-8BE3C943B1609FFFBFC51AAD666D0A04ADF83C9D:42
-F3BBBD66A63D4BF1747940578EC3D0103530E21D:17043
-";
-    let index = Index::from_bytes(build_bytes(dump.as_bytes(), None).unwrap()).unwrap();
+    let index = Index::from_bytes(build_bytes(VECTOR_DUMP.as_bytes(), None).unwrap()).unwrap();
     let bytes = written(&index, 3, 1);
     let b = Bodies::from_bytes(&bytes).unwrap();
     let hexs = |v: &[u8]| const_hex::encode(v);
