@@ -261,7 +261,22 @@ fn compress_ranges_is_atomic_and_needs_an_exact_index() {
     // Killed midway: the old file stays as it was, and no temporary file is left
     // once the next run completes.
     let mut child = cmd().arg("--force").arg("-j1").spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(150));
+    // Killed once frames are being written to its temporary file (past the header and
+    // the table's room).
+    let known = ["a.txt", "a.idx", "a.bodies"];
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        assert!(std::time::Instant::now() < deadline, "no temporary file");
+        assert!(child.try_wait().unwrap().is_none(), "finished too early");
+        let writing = std::fs::read_dir(dir.path()).unwrap().flatten().any(|e| {
+            !known.contains(&e.file_name().to_str().unwrap())
+                && e.metadata().is_ok_and(|m| m.len() > 26_000_000)
+        });
+        if writing {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(std::fs::read(&out).unwrap(), b"keep");

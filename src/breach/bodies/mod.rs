@@ -43,6 +43,9 @@ pub enum BodiesError {
     /// Reading the file failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    /// A directory, a pipe or a device: the file is mapped.
+    #[error("not a regular file (the file `breach compress-ranges` wrote is mapped)")]
+    NotFile,
     /// Not a bodies file at all.
     #[error("not a file of compressed range bodies (no VKBODIES magic)")]
     Magic,
@@ -87,7 +90,7 @@ impl Bodies {
         let file = std::fs::File::open(path)?;
         let meta = file.metadata()?;
         if !meta.is_file() {
-            return Err(BodiesError::Corrupt("not a regular file".into()));
+            return Err(BodiesError::NotFile);
         }
         if meta.len() < FRAMES_AT as u64 {
             if meta.len() >= 8 && !Self::has_magic(&file) {

@@ -219,7 +219,9 @@ fn add_bodies(
     super::refuse_stdin(path)?;
     let bodies = Bodies::open(path).map_err(|e| {
         let hint = match e {
-            BodiesError::Io(_) => "give the file `veilkit breach compress-ranges` wrote",
+            BodiesError::Io(_) | BodiesError::NotFile => {
+                "give the file `veilkit breach compress-ranges` wrote"
+            }
             _ => remake,
         };
         super::super::report::hinted(format!("--zstd-bodies {shown}: {e}"), hint)
