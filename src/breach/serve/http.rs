@@ -77,6 +77,7 @@ pub fn run(
             let acceptor = acceptor.clone();
             tokio::spawn(async move {
                 let seed = std::cell::Cell::new(rand_seed());
+                let held = std::cell::RefCell::new(service.hold());
                 let handler = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                     let padding = req
                         .headers()
@@ -98,7 +99,9 @@ pub fn run(
                             .unwrap_or("")
                     };
                     let accepted = choose_coding(header("accept-encoding"));
-                    let service = service.get();
+                    let mut held = held.borrow_mut();
+                    service.refresh(&mut held);
+                    let service = held.service();
                     let mut reply = service.respond_in(
                         req.method().as_str(),
                         req.uri().path(),
@@ -107,15 +110,11 @@ pub fn run(
                         accepted,
                         &mut random,
                     );
-                    let modified = reply
-                        .etag
-                        .as_ref()
-                        .and(service.last_modified())
-                        .map(httpdate::HttpDate::from);
+                    let modified = reply.etag.as_ref().and(service.last_modified());
                     if reply.status == 200
                         && not_modified(
                             reply.etag.as_deref(),
-                            modified,
+                            modified.map(|m| m.date),
                             header("if-none-match"),
                             header("if-modified-since"),
                         )
@@ -144,7 +143,7 @@ pub fn run(
                     if let Some(tag) = reply.etag.as_deref().and_then(|t| V::from_str(t).ok()) {
                         headers.insert(h::ETAG, tag);
                     }
-                    if let Some(m) = modified.and_then(|m| V::from_str(&m.to_string()).ok()) {
+                    if let Some(m) = modified.and_then(|m| V::from_str(&m.text).ok()) {
                         headers.insert(h::LAST_MODIFIED, m);
                     }
                     // A body compressed ahead is sent as it is (a 304 has none).
