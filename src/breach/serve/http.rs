@@ -77,7 +77,6 @@ pub fn run(
             let acceptor = acceptor.clone();
             tokio::spawn(async move {
                 let seed = std::cell::Cell::new(rand_seed());
-                let held = std::cell::RefCell::new(service.hold());
                 let handler = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                     let padding = req
                         .headers()
@@ -99,9 +98,7 @@ pub fn run(
                             .unwrap_or("")
                     };
                     let accepted = choose_coding(header("accept-encoding"));
-                    let mut held = held.borrow_mut();
-                    service.refresh(&mut held);
-                    let service = held.service();
+                    let service = service.get();
                     let mut reply = service.respond_in(
                         req.method().as_str(),
                         req.uri().path(),

@@ -50,71 +50,28 @@ pub enum Coding {
 
 /// The service being served, replaced whole on a reload: a request answers from the
 /// service current when it began, start to end.
-pub struct Current {
-    service: std::sync::RwLock<std::sync::Arc<Service>>,
-    /// Bumped after each replacement: a connection keeps its own handle on the service
-    /// and takes the lock only when this moved (the lock word and the handle's count,
-    /// written by every request, bounced between the cores serving them).
-    generation: std::sync::atomic::AtomicU64,
-}
-
-/// A connection's handle on the current service ([`Current::refresh`]).
-pub struct Held {
-    generation: u64,
-    service: std::sync::Arc<Service>,
-}
-
-impl Held {
-    /// The service held.
-    pub fn service(&self) -> &Service {
-        &self.service
-    }
-}
+pub struct Current(std::sync::RwLock<std::sync::Arc<Service>>);
 
 impl Current {
     /// Serves `service`.
     pub fn new(service: Service) -> Current {
-        Current {
-            service: std::sync::RwLock::new(std::sync::Arc::new(service)),
-            generation: std::sync::atomic::AtomicU64::new(0),
-        }
+        Current(std::sync::RwLock::new(std::sync::Arc::new(service)))
     }
 
     /// The service to answer a request from.
     pub fn get(&self) -> std::sync::Arc<Service> {
-        self.service
+        self.0
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
 
-    /// A handle on the service to answer from, for a connection to keep.
-    pub fn hold(&self) -> Held {
-        // The generation before the service: a replacement in between is seen at the
-        // next refresh.
-        let generation = self.generation.load(std::sync::atomic::Ordering::Acquire);
-        Held {
-            generation,
-            service: self.get(),
-        }
-    }
-
-    /// Brings `held` up to the current service if it was replaced since; one load when
-    /// it was not.
-    pub fn refresh(&self, held: &mut Held) {
-        if self.generation.load(std::sync::atomic::Ordering::Acquire) != held.generation {
-            *held = self.hold();
-        }
-    }
-
     /// Serves `service` from the next request on.
     pub fn replace(&self, service: Service) {
         *self
-            .service
+            .0
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = std::sync::Arc::new(service);
-        self.generation
-            .fetch_add(1, std::sync::atomic::Ordering::Release);
     }
 }
 
@@ -440,38 +397,6 @@ fn pad(kind: HashKind, body: &[u8], n: usize, random: &mut dyn FnMut() -> u64) -
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A connection's handle follows a replacement at its next refresh, and keeps what
-    /// it held until then (a request answers from one service, start to end).
-    #[test]
-    fn a_held_service_follows_replacements() {
-        let service = |last: u64| {
-            let bytes = crate::breach::tests::build_bytes(
-                crate::breach::tests::VECTOR_DUMP.as_bytes(),
-                None,
-            )
-            .unwrap();
-            let index = crate::breach::index::Index::from_bytes(bytes).unwrap();
-            let mut s = Service::new(vec![AnyIndex::Exact(index)]).unwrap();
-            s.set_last_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(last));
-            s
-        };
-        let stamp = |h: &Held| h.service().last_modified().unwrap().text.clone();
-        let current = Current::new(service(1_000_000_000));
-        let mut held = current.hold();
-        let mut other = current.hold();
-        current.refresh(&mut held);
-        assert_eq!(stamp(&held), "Sun, 09 Sep 2001 01:46:40 GMT");
-        current.replace(service(2_000_000_000));
-        assert_eq!(stamp(&held), "Sun, 09 Sep 2001 01:46:40 GMT");
-        current.refresh(&mut held);
-        assert_eq!(stamp(&held), "Wed, 18 May 2033 03:33:20 GMT");
-        current.replace(service(1_500_000_000));
-        current.refresh(&mut held);
-        current.refresh(&mut other);
-        assert_eq!(stamp(&held), "Fri, 14 Jul 2017 02:40:00 GMT");
-        assert_eq!(stamp(&other), stamp(&held));
-    }
 
     /// A random suffix equal to a real one is drawn again: the real line stays, the
     /// padding still reaches its length.
