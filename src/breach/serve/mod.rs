@@ -294,10 +294,7 @@ impl Service {
                 );
             }
         };
-        let code = match kind {
-            HashKind::Sha1 => "sha1",
-            HashKind::Ntlm => "ntlm",
-        };
+        let code = kind.id();
         let bodies = match kind {
             HashKind::Sha1 => self.sha1_bodies.as_ref(),
             HashKind::Ntlm => self.ntlm_bodies.as_ref(),
