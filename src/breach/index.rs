@@ -44,6 +44,9 @@ pub struct Index {
     records: Chunks,
     /// The overflow table, verified on its first use.
     overflow: Once,
+    /// Set when [`Index::verify`] passed: an index of format 1 or 2 is then checked whole
+    /// ([`Index::ensure_checked`]).
+    whole_checked: std::sync::atomic::AtomicBool,
 }
 
 /// What `verify` checked.
@@ -116,6 +119,7 @@ impl Index {
             groups_bytes,
             table,
             overflow: Once::new(header.overflow_at, header.overflow_sum, "overflow table"),
+            whole_checked: std::sync::atomic::AtomicBool::new(false),
             storage,
             header,
             params,
@@ -580,11 +584,16 @@ impl Index {
         Ok(any)
     }
 
-    /// Every record in order as (hash, count): for tests, export and diffs.
+    /// Every record in order as (hash, count): for tests, export and diffs. An index of
+    /// format 1 or 2 (records not checked as they are read) is verified whole before its
+    /// first record is given, so that nothing made from it rests on an unchecked byte.
     pub fn iter(&self) -> impl Iterator<Item = Result<(Wide, u64), IndexError>> + '_ {
         let mut bucket = 0u64;
         let mut bucket_end: Option<u64> = None;
         (0..self.header.records).map(move |i| {
+            if i == 0 {
+                self.ensure_checked()?;
+            }
             let mut end = match bucket_end {
                 Some(e) => e,
                 None => self.start(1)?,
@@ -604,6 +613,29 @@ impl Index {
                 self.count_of(self.storage.get(), i)?,
             ))
         })
+    }
+
+    /// For an index of format 1 or 2, whose records are not checked as they are read:
+    /// verifies it whole, unless that was done in this process. Commands that read an
+    /// index whole, or carry its ranges into another file, call it first, so that
+    /// nothing they make rests on an unchecked byte. Nothing to do for format 3.
+    pub fn ensure_checked(&self) -> Result<(), IndexError> {
+        if self.header.version >= 3
+            || self
+                .whole_checked
+                .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return Ok(());
+        }
+        self.verify(&crate::progress::NoProgress).map(|_| ())
+    }
+
+    /// Whether [`Index::ensure_checked`] would verify the whole index.
+    pub fn needs_whole_check(&self) -> bool {
+        self.header.version < 3
+            && !self
+                .whole_checked
+                .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Checks everything: every checksum, the table's order, the records' order and
@@ -740,6 +772,8 @@ impl Index {
         // before it listens).
         self.table.mark_all();
         self.records.mark_all();
+        self.whole_checked
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         Ok(VerifyReport {
             records: h.records,
             blocks: records.len().div_ceil(BLOCK_SIZE as usize) as u64,

@@ -685,3 +685,116 @@ fn a_damaged_block_of_records_is_an_error_naming_it() {
         stderr_of(&out)
     );
 }
+
+/// `fixture` with one record byte flipped, written into `dir`.
+fn damaged_copy(dir: &Path, fixture: &str) -> PathBuf {
+    let mut bytes = std::fs::read(Path::new(FIXTURES).join(fixture)).unwrap();
+    let records = u64::from_le_bytes(bytes[56..64].try_into().unwrap()) as usize;
+    bytes[records + 1000] ^= 0x08;
+    let out = dir.join(format!("damaged-{fixture}"));
+    std::fs::write(&out, &bytes).unwrap();
+    out
+}
+
+/// Indexes of formats 1 and 2 have no checksums their records are read against: every
+/// command that reads them whole (export, diff, merge, a smaller tier, compressed bodies)
+/// checks them whole first, so a damaged record is an error, never carried into what it
+/// writes.
+#[test]
+fn damaged_older_indexes_are_refused_by_every_command_that_reads_them_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    for fixture in ["exact-v1.idx", "exact-v2.idx"] {
+        let good = Path::new(FIXTURES).join(fixture);
+        let bad = damaged_copy(dir.path(), fixture);
+        let out = |name: &str| dir.path().join(format!("{fixture}.{name}"));
+        let commands: Vec<(Vec<std::ffi::OsString>, PathBuf)> = vec![
+            (
+                vec![
+                    "export-ranges".into(),
+                    "--skip-empty".into(),
+                    "-o".into(),
+                    out("ranges").into(),
+                    "-i".into(),
+                ],
+                out("ranges"),
+            ),
+            (
+                vec![
+                    "build".into(),
+                    "--tier".into(),
+                    "compact".into(),
+                    "-o".into(),
+                    out("compact").into(),
+                ],
+                out("compact"),
+            ),
+            (
+                vec![
+                    "compress-ranges".into(),
+                    "-o".into(),
+                    out("bodies").into(),
+                    "-i".into(),
+                ],
+                out("bodies"),
+            ),
+            (
+                vec![
+                    "merge".into(),
+                    "-o".into(),
+                    out("merged").into(),
+                    dir.path().join("empty").into(),
+                ],
+                out("merged"),
+            ),
+        ];
+        // A range directory for merge: prefix FFFFF emptied.
+        std::fs::create_dir_all(dir.path().join("empty")).unwrap();
+        std::fs::write(dir.path().join("empty/FFFFF.txt"), "").unwrap();
+        for (args, written) in &commands {
+            // `merge` takes the index first.
+            let mut cmd = veilkit();
+            cmd.arg("breach");
+            if args[0] == "merge" {
+                cmd.arg("merge").arg(&bad).args(&args[1..]);
+            } else {
+                cmd.args(args).arg(&bad);
+            }
+            let o = cmd.output().unwrap();
+            assert_eq!(
+                o.status.code(),
+                Some(2),
+                "{fixture} {args:?}: {}",
+                stderr_of(&o)
+            );
+            assert!(
+                stderr_of(&o).contains("checksum mismatch")
+                    && stderr_of(&o).contains(&format!("damaged-{fixture}")),
+                "{fixture} {args:?}: {}",
+                stderr_of(&o)
+            );
+            assert!(
+                !written.exists(),
+                "{fixture} {args:?} wrote {}",
+                written.display()
+            );
+            // The undamaged file: the same command succeeds.
+            let mut cmd = veilkit();
+            cmd.arg("-q").arg("breach");
+            if args[0] == "merge" {
+                cmd.arg("merge").arg(&good).args(&args[1..]);
+            } else {
+                cmd.args(args).arg(&good);
+            }
+            run_ok(&mut cmd);
+            assert!(written.exists(), "{fixture} {args:?}");
+        }
+        let o = veilkit()
+            .args(["breach", "diff"])
+            .arg(&good)
+            .arg(&bad)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{fixture}: {}", stderr_of(&o));
+        assert!(stdout_of(&o).is_empty(), "{fixture}: {}", stdout_of(&o));
+    }
+}

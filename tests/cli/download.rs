@@ -677,3 +677,46 @@ fn a_download_without_a_terminal_prints_progress_lines() {
         );
     }
 }
+
+/// An update of an index of format 2 (what an older veilkit downloaded) checks it whole
+/// before any of its ranges is kept: a damaged record stops the update, with the index
+/// left as it was, instead of being carried into the new index under fresh checksums.
+#[test]
+fn an_update_checks_an_older_index_whole_before_keeping_its_ranges() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/breach-v1/exact-v2.idx");
+    let out = dir.path().join("hibp.idx");
+    let server = Server::start(&[&fixture]);
+    run_ok(
+        std_veilkit()
+            .args(["-q", "breach", "download", "--source"])
+            .arg(format!("http://{}", server.addr))
+            .arg("-o")
+            .arg(&out),
+    );
+    // The index replaced by the fixture itself (the same ranges, so every one would
+    // answer 304 and be kept), one record damaged.
+    let mut bytes = std::fs::read(&fixture).unwrap();
+    let records = u64::from_le_bytes(bytes[56..64].try_into().unwrap()) as usize;
+    bytes[records + 1000] ^= 0x08;
+    std::fs::write(&out, &bytes).unwrap();
+    let o = std_veilkit()
+        .args(["breach", "update", "--source"])
+        .arg(format!("http://{}", server.addr))
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("checksum mismatch"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), bytes);
+}

@@ -410,3 +410,37 @@ fn verify_checks_a_bodies_file() {
         "{err}"
     );
 }
+
+/// An index of format 2 (records not checked as they are read) is verified whole before
+/// any frame is made from it: a damaged record stops compress-ranges, nothing is written.
+#[test]
+fn an_older_index_is_verified_before_its_bodies_are_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/breach-v1/exact-v2.idx");
+    let good = compress(dir.path(), &fixture, "v2.bodies");
+    let server = Server::start_with(&[&fixture], &["--zstd-bodies", good.to_str().unwrap()]);
+    let (status, head, _) = server.get("/range/5BAA6", "Accept-Encoding: zstd\r\n");
+    assert_eq!(status, 200);
+    assert_eq!(header(&head, "content-encoding"), Some("zstd"));
+    let mut bytes = std::fs::read(&fixture).unwrap();
+    let records = u64::from_le_bytes(bytes[56..64].try_into().unwrap()) as usize;
+    bytes[records + 7] ^= 0x40;
+    let damaged = dir.path().join("damaged.idx");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let out_path = dir.path().join("d.bodies");
+    let out = std_veilkit()
+        .args(["breach", "compress-ranges", "-i"])
+        .arg(&damaged)
+        .arg("-o")
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("damaged.idx") && err.contains("block"),
+        "{err}"
+    );
+    assert!(!out_path.exists());
+}

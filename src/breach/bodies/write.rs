@@ -83,7 +83,8 @@ fn compress_batch(index: &Index, level: i32, first: u32) -> Result<Batch, WriteE
 }
 
 /// Writes the bodies file of `index` to `out` (from its start) with Zstandard at `level`,
-/// on `threads` threads; progress in prefixes.
+/// on `threads` threads; progress in prefixes (after the bytes of a whole verification
+/// for an index of format 1 or 2, whose records lookups do not check).
 pub fn write(
     index: &Index,
     level: i32,
@@ -95,7 +96,14 @@ pub fn write(
         return Err(WriteError::Level(level));
     }
     let threads = threads.max(1) as u32;
-    progress.set_total(u64::from(PREFIXES));
+    if index.needs_whole_check() {
+        // Records of older formats are not checked as they are read: every block is
+        // checked first, so that no frame is made from a byte nobody checked.
+        progress.phase("verifying");
+        index.verify(progress)?;
+        progress.phase("compressing");
+    }
+    progress.restart(u64::from(PREFIXES));
     out.seek(SeekFrom::Start(0))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *out);
     w.write_all(&vec![0u8; FRAMES_AT])?;

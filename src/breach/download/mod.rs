@@ -254,6 +254,13 @@ pub fn download(
         previous,
         outlook,
     } = plan;
+    if let Some(prev) = &previous {
+        // An index of format 1 or 2 has no checksums its ranges are read against: it is
+        // checked whole first, so that no byte of it reaches the new index unchecked.
+        prev.index
+            .ensure_checked()
+            .map_err(|e| DownloadError::Previous(e.into()))?;
+    }
     let failure = Mutex::new(None);
     let template = journal::SourceId::of(fetcher.source());
     // The journal's lock guards the state and the index file too.

@@ -215,18 +215,22 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             Index::open_file(&temp).context("temporary index")?
         }
     };
-    convert(global, &index, args.tier, args.threads, &mut out)?;
+    // A damaged exact index given as input is named (a temporary one is not the user's).
+    let named = (source == Some(Tier::Exact)).then_some(args.dump.as_path());
+    convert(global, &index, args.tier, args.threads, &mut out, named)?;
     out.commit().with_context(|| display_path(&args.output))?;
     Ok(Status::Success)
 }
 
-/// Builds tier `tier` of `index` into `out` (not committed) and says so.
+/// Builds tier `tier` of `index` into `out` (not committed) and says so; an error of the
+/// index names `source` when given.
 pub fn convert(
     global: Global,
     index: &Index,
     tier: TierArg,
     threads: Option<usize>,
     out: &mut crate::streams::AtomicFile,
+    source: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     let converting = Instant::now();
     let bar = Bar::items(global, "converting", "hashes");
@@ -241,7 +245,7 @@ pub fn convert(
         TierArg::Exact => anyhow::bail!("an exact index is built, not converted"),
     };
     bar.finish();
-    let header = header.map_err(|e| super::tier_build_failed(e, out.path()))?;
+    let header = header.map_err(|e| super::tier_build_failed(e, out.path(), source))?;
     // The rate of the conversion itself; the sync to disk follows.
     let secs = converting.elapsed().as_secs_f64();
     info(

@@ -377,7 +377,7 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
             .with_context(|| display_path(&args.output))?;
     } else {
         let index = Index::open_file(&target).context("temporary index")?;
-        convert(global, &index, args.tier, args.threads, &mut out)?;
+        convert(global, &index, args.tier, args.threads, &mut out, None)?;
         out.commit().with_context(|| display_path(&args.output))?;
     }
     if let Some(mut s) = sidecar {

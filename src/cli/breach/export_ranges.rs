@@ -82,7 +82,14 @@ pub fn run(args: &Args, global: Global) -> anyhow::Result<Status> {
         .with_context(|| format!("{shown}: cannot create a directory beside it"))?;
     let bar = Bar::items(global, "exporting ranges", "ranges");
     let summary = crate::breach::ranges::export(&index, temp.path(), args.skip_empty, &bar)
-        .context(shown.clone())?;
+        .map_err(|e| {
+            // A damaged index is named, not the directory being written.
+            let about = match e {
+                crate::breach::ranges::RangesError::Index(_) => args.index.display().to_string(),
+                _ => shown.clone(),
+            };
+            anyhow::Error::new(e).context(about)
+        })?;
     bar.finish();
     sync_filesystem(temp.path()).with_context(|| format!("{shown}: sync"))?;
     let kept = temp.keep();

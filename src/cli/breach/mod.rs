@@ -146,9 +146,16 @@ pub fn open_index(path: &std::path::Path) -> anyhow::Result<crate::breach::index
             "give the exact index it was built from",
         ));
     }
-    crate::breach::index::Index::open(path)
+    let index = crate::breach::index::Index::open(path)
         .with_context(|| path.display().to_string())
-        .hint(OPEN_HINT)
+        .hint(OPEN_HINT)?;
+    // These commands read the index whole or carry its ranges elsewhere: one of format 1
+    // or 2 (records unchecked as read) is checked whole first, and named if damaged.
+    index
+        .ensure_checked()
+        .with_context(|| path.display().to_string())
+        .hint("rebuild the index (`veilkit breach verify INDEX` names the damage)")?;
+    Ok(index)
 }
 
 /// Warns that an index is partial (built from an incomplete set of ranges), once.
@@ -218,13 +225,20 @@ pub fn build_failed(
     named_if(anyhow::Error::new(e), writing, output)
 }
 
-/// [`build_failed`] for a compact index or a filter.
+/// [`build_failed`] for a compact index or a filter; any other failure names `source`,
+/// the exact index it is built from, when given.
 pub fn tier_build_failed(
     e: crate::breach::tier::TierBuildError,
     output: &std::path::Path,
+    source: Option<&std::path::Path>,
 ) -> anyhow::Error {
     let writing = matches!(e, crate::breach::tier::TierBuildError::Write(_));
-    named_if(anyhow::Error::new(e), writing, output)
+    let e = anyhow::Error::new(e);
+    match (writing, source) {
+        (true, _) => e.context(super::output::display_path(output)),
+        (false, Some(source)) => e.context(super::output::display_path(source)),
+        (false, None) => e,
+    }
 }
 
 fn named_if(e: anyhow::Error, writing: bool, output: &std::path::Path) -> anyhow::Error {
