@@ -686,8 +686,9 @@ fn a_damaged_block_of_records_is_an_error_naming_it() {
     );
 }
 
-/// `fixture` with one record byte flipped, written into `dir`.
-fn damaged_copy(dir: &Path, fixture: &str) -> PathBuf {
+/// `fixture` (a file of `tests/fixtures/breach-v1`) with one record byte flipped, written
+/// into `dir` as `damaged-FIXTURE`.
+pub fn damaged_copy(dir: &Path, fixture: &str) -> PathBuf {
     let mut bytes = std::fs::read(Path::new(FIXTURES).join(fixture)).unwrap();
     let records = u64::from_le_bytes(bytes[56..64].try_into().unwrap()) as usize;
     bytes[records + 1000] ^= 0x08;

@@ -303,16 +303,7 @@ fn an_update_fetches_only_what_changed_and_gives_the_build_of_the_new_data() {
     kept.sort();
     let b = build_from(dir.path(), "b", &(kept.join("\n") + "\n"));
     let out = dir.path().join("hibp.idx");
-    {
-        let server = Server::start(&[&a]);
-        run_ok(
-            std_veilkit()
-                .args(["-q", "breach", "download", "--source"])
-                .arg(format!("http://{}", server.addr))
-                .arg("-o")
-                .arg(&out),
-        );
-    }
+    download_to(&Server::start(&[&a]), &out);
     let server = Server::start(&[&b]);
     let update = || {
         let r = run_ok(
@@ -688,19 +679,12 @@ fn an_update_checks_an_older_index_whole_before_keeping_its_ranges() {
         .join("tests/fixtures/breach-v1/exact-v2.idx");
     let out = dir.path().join("hibp.idx");
     let server = Server::start(&[&fixture]);
-    run_ok(
-        std_veilkit()
-            .args(["-q", "breach", "download", "--source"])
-            .arg(format!("http://{}", server.addr))
-            .arg("-o")
-            .arg(&out),
-    );
+    download_to(&server, &out);
     // The index replaced by the fixture itself (the same ranges, so every one would
     // answer 304 and be kept), one record damaged.
-    let mut bytes = std::fs::read(&fixture).unwrap();
-    let records = u64::from_le_bytes(bytes[56..64].try_into().unwrap()) as usize;
-    bytes[records + 1000] ^= 0x08;
-    std::fs::write(&out, &bytes).unwrap();
+    let damaged = super::breach_trust::damaged_copy(dir.path(), "exact-v2.idx");
+    std::fs::copy(&damaged, &out).unwrap();
+    let bytes = std::fs::read(&damaged).unwrap();
     let o = std_veilkit()
         .args(["breach", "update", "--source"])
         .arg(format!("http://{}", server.addr))
@@ -719,4 +703,15 @@ fn an_update_checks_an_older_index_whole_before_keeping_its_ranges() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert_eq!(std::fs::read(&out).unwrap(), bytes);
+}
+
+/// A quiet `breach download` of everything `server` serves into `out`.
+fn download_to(server: &Server, out: &std::path::Path) {
+    run_ok(
+        std_veilkit()
+            .args(["-q", "breach", "download", "--source"])
+            .arg(format!("http://{}", server.addr))
+            .arg("-o")
+            .arg(out),
+    );
 }

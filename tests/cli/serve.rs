@@ -747,18 +747,11 @@ fn sighup_serves_the_index_now_at_the_path_or_keeps_the_one_it_had() {
     };
     assert_eq!(check("pw4000"), "0");
     let before = etag();
-    let hup = || {
-        #[allow(unsafe_code)]
-        // SAFETY: kill(2) on our own child's pid.
-        unsafe {
-            libc::kill(server.child.id() as i32, libc::SIGHUP);
-        }
-    };
     // Replaced by rename, as an update in place does.
     let tmp = dir.path().join("live.tmp");
     std::fs::copy(&new, &tmp).unwrap();
     std::fs::rename(&tmp, &live).unwrap();
-    hup();
+    server.hup();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while check("pw4000") != "4001" {
         assert!(std::time::Instant::now() < deadline, "not reloaded");
@@ -769,7 +762,7 @@ fn sighup_serves_the_index_now_at_the_path_or_keeps_the_one_it_had() {
     // A damaged file at the path: refused; the server keeps the index it had.
     std::fs::write(&tmp, &std::fs::read(&new).unwrap()[..4096]).unwrap();
     std::fs::rename(&tmp, &live).unwrap();
-    hup();
+    server.hup();
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert_eq!(check("pw4000"), "4001");
     assert!(server.child.try_wait().is_ok_and(|s| s.is_none()));
@@ -883,11 +876,7 @@ fn an_index_larger_than_the_memory_is_refused_in_memory_with_a_hint() {
     let live = build_from(dir.path(), "live", &password_dump(300));
     let mut server = Server::start_with(&[&live], &["--in-memory"]);
     std::fs::rename(&idx, &live).unwrap();
-    #[allow(unsafe_code)]
-    // SAFETY: kill(2) on our own child's pid.
-    unsafe {
-        libc::kill(server.child.id() as i32, libc::SIGHUP);
-    }
+    server.hup();
     let mut said = String::new();
     let mut stderr = BufReader::new(server.child.stderr.take().unwrap());
     while !said.contains("reload failed") {

@@ -423,11 +423,7 @@ fn an_older_index_is_verified_before_its_bodies_are_made() {
     let (status, head, _) = server.get("/range/5BAA6", "Accept-Encoding: zstd\r\n");
     assert_eq!(status, 200);
     assert_eq!(header(&head, "content-encoding"), Some("zstd"));
-    let mut bytes = std::fs::read(&fixture).unwrap();
-    let records = u64::from_le_bytes(bytes[56..64].try_into().unwrap()) as usize;
-    bytes[records + 7] ^= 0x40;
-    let damaged = dir.path().join("damaged.idx");
-    std::fs::write(&damaged, &bytes).unwrap();
+    let damaged = super::breach_trust::damaged_copy(dir.path(), "exact-v2.idx");
     let out_path = dir.path().join("d.bodies");
     let out = std_veilkit()
         .args(["breach", "compress-ranges", "-i"])
@@ -439,7 +435,7 @@ fn an_older_index_is_verified_before_its_bodies_are_made() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("damaged.idx") && err.contains("block"),
+        err.contains("damaged-exact-v2.idx") && err.contains("block"),
         "{err}"
     );
     assert!(!out_path.exists());

@@ -294,7 +294,6 @@ impl Service {
                 );
             }
         };
-        let code = kind.id();
         let bodies = match kind {
             HashKind::Sha1 => self.sha1_bodies.as_ref(),
             HashKind::Ntlm => self.ntlm_bodies.as_ref(),
@@ -305,7 +304,7 @@ impl Service {
                     status: 200,
                     body: frame.bytes.to_vec(),
                     cacheable: true,
-                    etag: Some(format!("\"{code}-{:016x}\"", frame.body_xxh3)),
+                    etag: Some(etag(kind, frame.body_xxh3)),
                     encoded: Some(Coding::Zstd),
                 },
                 Err(_) => Reply::text(500, "The compressed range bodies are damaged\n"),
@@ -320,10 +319,7 @@ impl Service {
             body = pad(kind, &body, n, random);
             None
         } else {
-            Some(format!(
-                "\"{code}-{:016x}\"",
-                xxhash_rust::xxh3::xxh3_64(&body)
-            ))
+            Some(etag(kind, xxhash_rust::xxh3::xxh3_64(&body)))
         };
         Reply {
             status: 200,
@@ -358,6 +354,12 @@ impl Service {
             Err(_) => Reply::text(500, "The index is damaged\n"),
         }
     }
+}
+
+/// A range's ETag: `"KIND-XXH3"`, the body's XXH3-64 in 16 lower-case hex digits (as
+/// computed, or as a bodies file stores it).
+fn etag(kind: HashKind, body_xxh3: u64) -> String {
+    format!("\"{}-{body_xxh3:016x}\"", kind.id())
 }
 
 /// The body with count-0 lines of random suffixes added, so that it has at least a
