@@ -19,7 +19,7 @@
 use std::fs::File;
 use std::path::Path;
 use std::time::Instant;
-use veilkit::bench::records::{people_csv, people_input};
+use veilkit::bench::records::{access_log, people_csv, people_input, people_jsonl};
 use veilkit::keys::Keyring;
 use veilkit::progress::NoProgress;
 use veilkit::records::file::{RecordFile, Settings, seal};
@@ -47,10 +47,13 @@ struct Workload {
     records: usize,
 }
 
-fn seal_once(w: &Workload, level: Option<i32>, path: &Path, ring: &Keyring) -> f64 {
+fn seal_once(w: &Workload, mode: &Mode, path: &Path, ring: &Keyring) -> f64 {
     let start = Instant::now();
-    let (prefix, mut recs) =
-        parse(&w.data, w.format, Some(&KeyField::Number(1)), w.header, 1).unwrap();
+    let key = match w.format {
+        InputFormat::Jsonl => KeyField::Name("id".into()),
+        _ => KeyField::Number(1),
+    };
+    let (prefix, mut recs) = parse(&w.data, w.format, Some(&key), w.header, 1).unwrap();
     let mut f = File::options()
         .read(true)
         .write(true)
@@ -61,8 +64,9 @@ fn seal_once(w: &Workload, level: Option<i32>, path: &Path, ring: &Keyring) -> f
     let settings = Settings {
         format: w.format,
         header_row: w.header,
-        key_field: "1".into(),
-        compression: level,
+        key_field: key.to_text(),
+        compression: mode.level,
+        dictionary: mode.dictionary,
         ..Settings::default()
     };
     seal(
@@ -75,6 +79,13 @@ fn seal_once(w: &Workload, level: Option<i32>, path: &Path, ring: &Keyring) -> f
     )
     .unwrap();
     start.elapsed().as_secs_f64()
+}
+
+/// How a file is sealed.
+struct Mode {
+    label: &'static str,
+    level: Option<i32>,
+    dictionary: bool,
 }
 
 fn gets(path: &Path, ring: &Keyring, keys: &[Vec<u8>]) -> f64 {
@@ -143,14 +154,39 @@ fn main() {
             keys: draw(200_000, 200_000, false),
             records: 200_000,
         },
+        Workload {
+            name: "people JSON lines, 200K",
+            data: people_jsonl(200_000),
+            format: InputFormat::Jsonl,
+            header: false,
+            keys: draw(200_000, 200_000, false),
+            records: 200_000,
+        },
+        Workload {
+            name: "access log, 200K lines",
+            data: access_log(200_000),
+            format: InputFormat::Tsv,
+            header: false,
+            keys: Vec::new(),
+            records: 200_000,
+        },
     ];
-    let modes: [(&str, Option<i32>); 3] =
-        [("none", None), ("zstd:3", Some(3)), ("zstd:9", Some(9))];
+    let modes = [
+        ("none", None, false),
+        ("zstd:3", Some(3), false),
+        ("zstd:3 +dict", Some(3), true),
+        ("zstd:9 +dict", Some(9), true),
+    ]
+    .map(|(label, level, dictionary)| Mode {
+        label,
+        level,
+        dictionary,
+    });
     println!(
         "\ncompressed record files: {rounds} interleaved rounds, medians [ranges], one thread"
     );
     println!(
-        "{:<24} {:<7} {:>10} {:>22} {:>24} {:>24}",
+        "{:<24} {:<12} {:>10} {:>22} {:>24} {:>24}",
         "workload",
         "pages",
         "size/input",
@@ -158,15 +194,37 @@ fn main() {
         "random get (K/s)",
         "batch get (K/s)"
     );
-    for w in &workloads {
+    let mut workloads = workloads;
+    for w in &mut workloads {
+        if w.keys.is_empty() {
+            // Keys of the log: its lines' request ids, in a shuffled order.
+            let ids: Vec<Vec<u8>> = w
+                .data
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(|l| l[..16].to_vec())
+                .collect();
+            let picks = draw(ids.len(), ids.len(), false);
+            w.keys = picks
+                .iter()
+                .map(|p| {
+                    let i: usize = std::str::from_utf8(p).unwrap().parse().unwrap();
+                    ids[i - 1].clone()
+                })
+                .collect();
+        }
+    }
+    // `ONLY=TEXT` runs the workloads whose name holds TEXT.
+    let only = std::env::var("ONLY").unwrap_or_default();
+    for w in workloads.iter().filter(|w| w.name.contains(only.as_str())) {
         let mut seal_rates = vec![Vec::new(); modes.len()];
         let mut get_rates = vec![Vec::new(); modes.len()];
         let mut batch_rates = vec![Vec::new(); modes.len()];
         let mut sizes = vec![0u64; modes.len()];
         for _ in 0..rounds {
-            for (m, (label, level)) in modes.iter().enumerate() {
-                let path = dir.path().join(format!("{label}.vkr"));
-                let secs = seal_once(w, *level, &path, &ring);
+            for (m, mode) in modes.iter().enumerate() {
+                let path = dir.path().join(format!("{m}.vkr"));
+                let secs = seal_once(w, mode, &path, &ring);
                 seal_rates[m].push(w.records as f64 / secs / 1e3);
                 sizes[m] = std::fs::metadata(&path).unwrap().len();
                 get_rates[m].push(gets(&path, &ring, &w.keys) / 1e3);
@@ -176,25 +234,25 @@ fn main() {
         // The reference for size: Zstandard of the whole input at once (`zstd -3`).
         let whole = zstd::bulk::compress(&w.data, 3).unwrap().len() as f64;
         println!(
-            "{:<24} {:<7} {:>9.3}x (the sealed files: {})",
+            "{:<24} {:<12} {:>9.3}x (the sealed files: {})",
             w.name,
             "zstd -3 of the whole input",
             whole / w.data.len() as f64,
             modes
                 .iter()
                 .enumerate()
-                .map(|(m, (label, _))| format!("{label} {:.2}x of it", sizes[m] as f64 / whole))
+                .map(|(m, mode)| format!("{} {:.2}x of it", mode.label, sizes[m] as f64 / whole))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        for (m, (label, _)) in modes.iter().enumerate() {
+        for (m, mode) in modes.iter().enumerate() {
             let (slo, shi) = range(&seal_rates[m]);
             let (glo, ghi) = range(&get_rates[m]);
             let (blo, bhi) = range(&batch_rates[m]);
             println!(
-                "{:<24} {:<7} {:>9.3}x {:>8.0} [{:>4.0}-{:<4.0}] {:>10.0} [{:>4.0}-{:<4.0}] {:>10.0} [{:>4.0}-{:<4.0}]",
+                "{:<24} {:<12} {:>9.3}x {:>8.0} [{:>4.0}-{:<4.0}] {:>10.0} [{:>4.0}-{:<4.0}] {:>10.0} [{:>4.0}-{:<4.0}]",
                 w.name,
-                label,
+                mode.label,
                 sizes[m] as f64 / w.data.len() as f64,
                 median(&seal_rates[m]),
                 slo,

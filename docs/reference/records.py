@@ -249,6 +249,8 @@ def parse_root(root, version):
         f["B"] = r.u32()
         f["T"], f["W"] = r.u8(), r.u8()
         f["compression"] = r.u8()
+        if f["compression"] == 2:
+            f["level"], f["dictionary"] = r.u8(), ref(r)
         f["prefix"] = ref(r) if r.u8() == 1 else None
         lists = []
         for _ in range(2):
@@ -269,7 +271,7 @@ def parse_root(root, version):
 
 # --- pages --------------------------------------------------------------------------
 
-DATA, INDEX, DATA_DIR, INDEX_DIR, PREFIX = 1, 2, 3, 4, 5
+DATA, INDEX, DATA_DIR, INDEX_DIR, PREFIX, DICT = 1, 2, 3, 4, 5, 6
 
 class File:
     def __init__(self, path, secrets, previous_commit=False):
@@ -278,6 +280,15 @@ class File:
         self.h = h
         self.P, self.H, self.file_id = h["P"], h["H"], h["file_id"]
         self.root = parse_root(root, h["version"])
+        self.zstd = zstandard.ZstdDecompressor()
+        if self.root["compression"] == 2:
+            # Record compression 2: the dictionary, count pages from physical on.
+            physical, generation, count = self.root["dictionary"]
+            d = b""
+            for j in range(count):
+                rr = Reader(self.page(DICT, j, (physical + j, generation, 0)))
+                d += rr.take(rr.u32())
+            self.zstd = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(d))
 
     def page(self, kind, logical, r):
         physical, generation, _count = r
@@ -307,12 +318,12 @@ class File:
 
     def data_page(self, logical, r):
         plain = self.page(DATA, logical, r)
-        if self.root["compression"] == 1:
+        if self.root["compression"] in (1, 2):
             rr = Reader(plain)
             method, length = rr.u8(), rr.u32()
             body = rr.take(length)
             if method == 1:
-                plain = zstandard.ZstdDecompressor().decompress(body, max_output_size=16 * self.P)
+                plain = self.zstd.decompress(body, max_output_size=16 * self.P)
             elif method == 0:
                 plain = body
             else:
@@ -321,7 +332,14 @@ class File:
         out = []
         for _ in range(rr.u16()):
             lead = rr.varint()
-            raw = rr.take(lead >> 1)
+            if lead >> 1 == 0:
+                # A line (record compression 2): its bytes run through the first LF.
+                end = rr.b.find(b"\n", rr.at)
+                if end < 0:
+                    raise SystemExit("a data page does not parse")
+                raw = rr.take(end + 1 - rr.at)
+            else:
+                raw = rr.take(lead >> 1)
             if lead & 1:
                 key = rr.take(rr.varint())
             else:

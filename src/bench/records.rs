@@ -199,6 +199,104 @@ pub fn people_csv(n: usize) -> Vec<u8> {
     out
 }
 
+/// JSON lines of `n` people: `{"id":N,"name":...,"email":...,"note":...,"active":B}`,
+/// ids from 1, the same kind of values as [`people_csv`] (about 125 bytes a line).
+pub fn people_jsonl(n: usize) -> Vec<u8> {
+    let mut rng = Rng(0x6A09_E667_F3BC_C909);
+    let mut out = Vec::new();
+    let mut row = Vec::new();
+    for i in 1..=n {
+        row.clear();
+        person(&mut rng, &mut row);
+        // name,email,"note" as three JSON strings (none holds a comma or a quote).
+        let text = std::str::from_utf8(&row).expect("ASCII");
+        let mut parts = text.splitn(3, ',');
+        let (name, email, note) = (
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or("\"\"").trim_matches('"'),
+        );
+        let active = !rng.next().is_multiple_of(3);
+        out.extend_from_slice(
+            format!(
+                "{{\"id\":{i},\"name\":\"{name}\",\"email\":\"{email}\",\"note\":\"{note}\",\"active\":{active}}}\n"
+            )
+            .as_bytes(),
+        );
+    }
+    out
+}
+
+/// `n` lines of a web server's access log in the combined format, each starting with
+/// a request id (its key, 16 hex digits) and a tab: client addresses, times a second
+/// apart, paths, statuses, sizes, referrers and user agents (about 200 bytes a line).
+pub fn access_log(n: usize) -> Vec<u8> {
+    const PATHS: &[&str] = &[
+        "/",
+        "/login",
+        "/logout",
+        "/api/v1/orders",
+        "/api/v1/orders/",
+        "/api/v1/users/",
+        "/static/app.js",
+        "/static/app.css",
+        "/images/logo.png",
+        "/search?q=",
+        "/cart",
+        "/checkout",
+        "/account/settings",
+        "/api/v1/health",
+    ];
+    const AGENTS: &[&str] = &[
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15",
+        "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0",
+        "curl/8.5.0",
+        "python-requests/2.31.0",
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148",
+    ];
+    const STATUS: &[u16] = &[200, 200, 200, 200, 200, 304, 302, 404, 500, 201];
+    let mut rng = Rng(0xBB67_AE85_84CA_A73B);
+    let mut out = Vec::new();
+    let months = ["Nov", "Dec"];
+    for i in 0..n as u64 {
+        let id = rng.next();
+        let ip = rng.next();
+        let t = i;
+        let (day, hour, min, sec) = (1 + t / 86_400 % 28, t / 3600 % 24, t / 60 % 60, t % 60);
+        let month = months[(t / (86_400 * 28) % 2) as usize];
+        let path = PATHS[(rng.next() % PATHS.len() as u64) as usize];
+        let tail = if path.ends_with('/') || path.ends_with('=') {
+            (rng.next() % 100_000).to_string()
+        } else {
+            String::new()
+        };
+        let method = if path.starts_with("/api") && rng.next().is_multiple_of(4) {
+            "POST"
+        } else {
+            "GET"
+        };
+        let status = STATUS[(rng.next() % STATUS.len() as u64) as usize];
+        let size = if status == 304 {
+            0
+        } else {
+            rng.next() % 60_000 + 120
+        };
+        let agent = AGENTS[(rng.next() % AGENTS.len() as u64) as usize];
+        out.extend_from_slice(
+            format!(
+                "{id:016x}\t{}.{}.{}.{} - - [{day:02}/{month}/2026:{hour:02}:{min:02}:{sec:02} +0000] \"{method} {path}{tail} HTTP/1.1\" {status} {size} \"https://shop.example.com/\" \"{agent}\"\n",
+                10 + ip % 200,
+                ip >> 8 & 255,
+                ip >> 16 & 255,
+                ip >> 24 & 255
+            )
+            .as_bytes(),
+        );
+    }
+    out
+}
+
 /// The workload of [`input`] with values of realistic text instead of random letters:
 /// `n` TSV lines of an 8-digit key and a `value`-byte person row (cut or padded with
 /// more notes to exactly that length).

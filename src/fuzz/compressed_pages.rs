@@ -12,12 +12,15 @@ pub fn run(data: &[u8]) {
         return;
     };
     let page_size = 512usize << (pick % 8);
-    if let Ok(raw) = unframe(rest, page_size) {
+    if let Ok(raw) = unframe(rest, page_size, None) {
         assert!(raw.len() <= raw_max(page_size), "unframed past the bound");
     }
     let level = i32::from(pick >> 3) % 20 - 1;
-    if let Some(framed) = frame(rest, level, page_size) {
+    if let Some(framed) = frame(rest, level, None, page_size) {
         assert!(framed.len() <= page_size);
-        assert_eq!(unframe(&framed, page_size).ok().as_deref(), Some(rest));
+        assert_eq!(
+            unframe(&framed, page_size, None).ok().as_deref(),
+            Some(rest)
+        );
     }
 }

@@ -67,6 +67,7 @@ fn sealed(name: &str, compression: Option<i32>) -> PathBuf {
         next_number: 0,
         threads: 1,
         compression,
+        dictionary: true,
         wide_tags: false,
     };
     let (prefix, mut recs) = parse(

@@ -411,7 +411,7 @@ impl RecordFile {
     /// sized by their size, a pass would take keys whose records overflow its budget,
     /// and get those one by one.
     fn page_bytes(&mut self) -> usize {
-        if self.root.compression != super::root::Compression::Zstd {
+        if !self.root.compression.compressed() {
             return self.page_size;
         }
         let held = self

@@ -463,7 +463,7 @@ mod tests {
                     )
                 })
                 .collect();
-            encode_data(&recs)
+            encode_data(&recs, false)
         };
         let found = |c: &Cache, key: &str, bucket: u64, tag: u32| {
             c.find_record(key.as_bytes(), c.key_hash(key.as_bytes()), bucket, tag)

@@ -74,7 +74,8 @@ pub enum HeaderProblem {
 }
 
 /// The most bytes a root takes: counts and settings, the longest key field, the prefix
-/// ref, and two page lists of [`super::root::INLINE_REFS`] refs each.
+/// ref, the dictionary's level and ref, and two page lists of
+/// [`super::root::INLINE_REFS`] refs each.
 pub const ROOT_MAX: usize = 4 * 8
     + 2
     + 2
@@ -82,6 +83,7 @@ pub const ROOT_MAX: usize = 4 * 8
     + 4
     + 2
     + 1
+    + 25
     + 25
     + 2 * (3 + super::root::INLINE_REFS * 24);
 /// A header copy's bytes besides its slots and root: the fixed fields, root nonce and

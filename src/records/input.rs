@@ -256,7 +256,12 @@ impl<'a> Records<'a> {
                 }
                 Some(jsonl_key(json, &name, line).map(|k| InputRecord {
                     raw: raw.into(),
-                    key: KeyPlace::Own(k),
+                    // Where the key's bytes are in the line as they are (a number, a
+                    // string without escapes), a slice of it: not stored twice.
+                    key: match memchr::memmem::find(raw, &k) {
+                        Some(at) => KeyPlace::InRaw(at..at + k.len()),
+                        None => KeyPlace::Own(k),
+                    },
                     line,
                 }))
             }

@@ -3,7 +3,7 @@
 
 use super::RecordsError;
 use super::codec::PageRef;
-use super::compress::unframe;
+use super::compress::{Dict, unframe};
 use super::crypto::FileKeys;
 use super::pages::{Kind, PAGE_OVERHEAD, decode_dir, parse_data};
 use crate::progress::Progress;
@@ -161,8 +161,10 @@ pub struct PageReader<'a> {
     pub page_size: usize,
     /// Where page 0 starts.
     pub pages_at: u64,
-    /// Data pages are framed and compressed (record compression 1).
+    /// Data pages are framed and compressed (record compression 1 or 2).
     pub compressed: bool,
+    /// The file's dictionary (record compression 2).
+    pub dict: Option<&'a Dict>,
     /// The file's bytes as mapped when it was opened, if they were ([`map_file`]): pages
     /// inside are decrypted straight out of it (no system call, no copy), others read
     /// with `pread`.
@@ -244,7 +246,7 @@ impl PageReader<'_> {
             logical,
         })?;
         if self.compressed && kind == Kind::Data {
-            return Ok(f(&unframe(plain, self.page_size)?));
+            return Ok(f(&unframe(plain, self.page_size, self.dict)?));
         }
         Ok(f(plain))
     }
@@ -310,7 +312,7 @@ impl PageReader<'_> {
                     })?;
                 let raw;
                 let plain: &[u8] = if self.compressed {
-                    raw = unframe(plain, self.page_size)?;
+                    raw = unframe(plain, self.page_size, self.dict)?;
                     &raw
                 } else {
                     plain
@@ -339,6 +341,7 @@ pub struct PageWriter<'a> {
     page_size: usize,
     pages_at: u64,
     compressed: bool,
+    dict: Option<&'a Dict>,
     /// The next physical page to write.
     pub next_physical: u64,
     generation: u64,
@@ -357,6 +360,7 @@ impl<'a> PageWriter<'a> {
             page_size: reader.page_size,
             pages_at: reader.pages_at,
             compressed: reader.compressed,
+            dict: reader.dict,
             next_physical,
             generation,
             buf: vec![0u8; reader.page_size],
@@ -374,6 +378,7 @@ impl<'a> PageWriter<'a> {
             page_size: self.page_size,
             pages_at: self.pages_at,
             compressed: self.compressed,
+            dict: self.dict,
             mapped: None,
         }
     }
@@ -381,6 +386,11 @@ impl<'a> PageWriter<'a> {
     /// The page size.
     pub fn page_size(&self) -> usize {
         self.page_size
+    }
+
+    /// The generation of the pages written.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Seals `plain` as page `logical` of `kind` in the next physical page; returns its

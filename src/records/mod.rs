@@ -11,6 +11,7 @@ mod cache;
 pub mod codec;
 pub mod compress;
 pub mod crypto;
+mod dict_pages;
 mod dirs;
 mod dupkeys;
 pub mod fields;
@@ -51,6 +52,15 @@ pub struct InputRecord<'a> {
     pub key: KeyPlace,
     /// The input line it starts on, from 1.
     pub line: u64,
+}
+
+/// The error for a record of no bytes (the input readers never make one: a line holds at
+/// least its line end; a record file cannot hold one).
+pub(crate) fn empty_record(line: u64) -> RecordsError {
+    RecordsError::Input {
+        line,
+        problem: "an empty record (no bytes, not even a line end)".into(),
+    }
 }
 
 impl InputRecord<'_> {
@@ -231,6 +241,8 @@ pub enum RecordsError {
     RemoteReadOnly,
 }
 
+#[cfg(test)]
+mod dict_tests;
 #[cfg(test)]
 mod input_lines_tests;
 #[cfg(test)]

@@ -19,6 +19,8 @@ pub enum Kind {
     IndexDir = 4,
     /// The input's header row.
     Prefix = 5,
+    /// A part of the file's compression dictionary.
+    Dict = 6,
 }
 
 impl Kind {
@@ -30,6 +32,7 @@ impl Kind {
             Kind::DataDir => "data directory",
             Kind::IndexDir => "index directory",
             Kind::Prefix => "prefix",
+            Kind::Dict => "dictionary",
         }
     }
 }
@@ -126,11 +129,16 @@ pub fn each_record<B>(
 /// Parses the record at `at`; returns it and where the next one starts. A record is a
 /// varint `raw length · 2 + own`, the raw bytes, then either varints `key offset, key
 /// length` into them (`own` = 0) or a varint key length and the key bytes (`own` = 1).
+/// A raw length of 0 (written only in files of record compression 2: no record is
+/// empty) is a line: the raw bytes run through the first LF.
 #[inline]
 pub fn parse_record(page: &[u8], mut at: usize) -> Option<(Rec, usize)> {
     let head = get_varint(page, &mut at)?;
     let own = head & 1 == 1;
-    let raw_len = usize::try_from(head >> 1).ok()?;
+    let raw_len = match usize::try_from(head >> 1).ok()? {
+        0 => memchr::memchr(b'\n', page.get(at..)?)? + 1,
+        n => n,
+    };
     let raw = at..at.checked_add(raw_len)?;
     if raw.end > page.len() {
         return None;
@@ -233,17 +241,21 @@ pub(super) fn same_key(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// Appends a record to a data page's plaintext (without the count, which the caller
-/// writes).
-pub fn encode_record(out: &mut Vec<u8>, raw: &[u8], key: &KeyPlace) {
+/// writes). With `lines` (record compression 2), a record whose only LF is its last
+/// byte is written as a line (raw length 0), its length left to the reader: a length
+/// varint in every record of a compressed page costs a tenth of the page.
+pub fn encode_record(out: &mut Vec<u8>, raw: &[u8], key: &KeyPlace, lines: bool) {
+    let line = lines && memchr::memchr(b'\n', raw).is_some_and(|i| i + 1 == raw.len());
+    let len = if line { 0 } else { raw.len() as u64 };
     match key {
         KeyPlace::InRaw(r) => {
-            put_varint(out, (raw.len() as u64) << 1);
+            put_varint(out, len << 1);
             out.extend_from_slice(raw);
             put_varint(out, r.start as u64);
             put_varint(out, (r.end - r.start) as u64);
         }
         KeyPlace::Own(k) => {
-            put_varint(out, ((raw.len() as u64) << 1) | 1);
+            put_varint(out, (len << 1) | 1);
             out.extend_from_slice(raw);
             put_varint(out, k.len() as u64);
             out.extend_from_slice(k);
@@ -251,7 +263,7 @@ pub fn encode_record(out: &mut Vec<u8>, raw: &[u8], key: &KeyPlace) {
     }
 }
 
-/// The bytes [`encode_record`] writes.
+/// The bytes [`encode_record`] writes without `lines` (with it, at most as many).
 pub fn record_size(raw: &[u8], key: &KeyPlace) -> usize {
     let head = varint_len((raw.len() as u64) << 1) + raw.len();
     match key {
@@ -262,12 +274,12 @@ pub fn record_size(raw: &[u8], key: &KeyPlace) -> usize {
     }
 }
 
-/// A data page's plaintext from its records.
-pub fn encode_data(recs: &[(Vec<u8>, KeyPlace)]) -> Vec<u8> {
+/// A data page's plaintext from its records (`lines`: as [`encode_record`]).
+pub fn encode_data(recs: &[(Vec<u8>, KeyPlace)], lines: bool) -> Vec<u8> {
     let mut b = Vec::with_capacity(2 + recs.iter().map(|(r, k)| record_size(r, k)).sum::<usize>());
     b.extend_from_slice(&(recs.len() as u16).to_le_bytes());
     for (raw, key) in recs {
-        encode_record(&mut b, raw, key);
+        encode_record(&mut b, raw, key, lines);
     }
     b
 }

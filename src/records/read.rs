@@ -4,6 +4,7 @@
 use super::arena::Page;
 use super::cache::{Cache, DEFAULT_CACHE_BYTES};
 use super::codec::PageRef;
+use super::compress::Dict;
 use super::crypto::FileKeys;
 use super::dirs::Dirs;
 use super::header::{Damage, Header, choose, copy_name};
@@ -15,12 +16,13 @@ use super::pages::{
 use super::root::{Compression, InputFormat, Root};
 use super::seal::{MakeSlots, SealSummary, Settings, seal_with_slots};
 use super::slots::{Slot, Unlock};
-use super::{InputRecord, KeyPlace, RecordsError, tree};
+use super::{InputRecord, KeyPlace, RecordsError, dict_pages, tree};
 use crate::progress::Progress;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// How to open a file.
 #[derive(Debug, Clone, Copy, Default)]
@@ -79,6 +81,8 @@ pub struct Info {
     pub tag_bits: u32,
     /// How data pages hold their records.
     pub compression: Compression,
+    /// Pages of the compression dictionary (0: none).
+    pub dictionary_pages: u64,
 }
 
 /// A found record: its data page's number, the decrypted page, the record's bytes.
@@ -101,6 +105,8 @@ pub struct RecordFile {
     pub(super) cache: Cache,
     /// Where pages are read and decrypted on their way to the cache.
     pub(super) scratch: Vec<u8>,
+    /// The file's compression dictionary (record compression 2), read at opening.
+    pub(super) dict: Option<Arc<Dict>>,
 }
 
 /// The page reader of a `RecordFile`, borrowing only the fields it reads (a macro, not
@@ -114,6 +120,7 @@ macro_rules! page_reader {
             &$f.header,
             &$f.root,
             $f.page_size,
+            $f.dict.as_deref(),
         )
     };
 }
@@ -167,7 +174,7 @@ impl RecordFile {
             return Err(RecordsError::Truncated);
         }
         let cache = cache_for(&chosen.root, chosen.len, page_size, DEFAULT_CACHE_BYTES);
-        Ok(RecordFile {
+        let mut f = RecordFile {
             map: match &file {
                 Blob::Local(f) => map_file(f),
                 Blob::Remote(_) => None,
@@ -183,7 +190,12 @@ impl RecordFile {
             dirs: Dirs::default(),
             cache,
             scratch: Vec::new(),
-        })
+            dict: None,
+        };
+        if let Some(d) = f.root.dictionary {
+            f.dict = Some(dict_pages::read(&page_reader!(f), &d.pages)?);
+        }
+        Ok(f)
     }
 
     /// The file's id and the sequence number of the commit opened (what `--pin`
@@ -223,7 +235,9 @@ impl RecordFile {
             .chain(index_dirs.nodes.iter())
             .map(Vec::len)
             .sum();
-        let live = (data.len() + index.len() + dirs) as u64 + u64::from(self.root.prefix.is_some());
+        let live = (data.len() + index.len() + dirs) as u64
+            + u64::from(self.root.prefix.is_some())
+            + self.root.dictionary.map_or(0, |d| d.pages.count);
         let mut copies = [CopyState::Current; 2];
         copies[1 - self.copy] = match self.damage {
             Some(d) => CopyState::Damaged(d.claimed),
@@ -247,6 +261,7 @@ impl RecordFile {
             buckets: self.root.buckets,
             tag_bits: 8 * u32::from(self.root.index_layout.tag_bytes),
             compression: self.root.compression,
+            dictionary_pages: self.root.dictionary.map_or(0, |d| d.pages.count),
         })
     }
 
@@ -665,8 +680,15 @@ impl RecordFile {
             page_size: self.header.page_size,
             next_number: self.root.next_number,
             threads: 0,
-            compression: (self.root.compression == Compression::Zstd)
-                .then_some(super::compress::DEFAULT_LEVEL),
+            compression: match self.root.dictionary {
+                Some(d) => Some(i32::from(d.level)),
+                None => self
+                    .root
+                    .compression
+                    .compressed()
+                    .then_some(super::compress::DEFAULT_LEVEL),
+            },
+            dictionary: self.root.dictionary.is_some(),
             // Format 1's tags were all 32 bits: a rewrite gives them format 2's default.
             wide_tags: self.header.version >= 2 && self.root.index_layout.tag_bytes == 4,
         };
@@ -759,6 +781,7 @@ fn reader_of<'a>(
     header: &Header,
     root: &Root,
     page_size: usize,
+    dict: Option<&'a Dict>,
 ) -> PageReader<'a> {
     PageReader {
         file: file.source(),
@@ -766,7 +789,8 @@ fn reader_of<'a>(
         id: header.file_id,
         page_size,
         pages_at: header.pages_at(),
-        compressed: root.compression == Compression::Zstd,
+        compressed: root.compression.compressed(),
+        dict,
         mapped,
     }
 }

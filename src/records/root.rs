@@ -47,16 +47,35 @@ pub enum Compression {
     None = 0,
     /// Compressed with Zstandard.
     Zstd = 1,
+    /// Compressed with Zstandard and the file's dictionary.
+    ZstdDict = 2,
 }
 
 impl Compression {
-    /// Its name, as `records info` shows it.
+    /// Its name, as `records info` shows it (`zstd` with or without a dictionary,
+    /// which info shows apart).
     pub fn name(self) -> &'static str {
         match self {
             Compression::None => "none",
             Compression::Zstd => "zstd",
+            Compression::ZstdDict => "zstd",
         }
     }
+
+    /// Whether data pages are framed and compressed.
+    pub fn compressed(self) -> bool {
+        self != Compression::None
+    }
+}
+
+/// Where a file's dictionary is (record compression 2): `pages.count` pages from
+/// `pages.physical` on, of `pages.generation`, and the level updates compress at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DictRef {
+    /// The Zstandard level of the file's pages (1 to 22), for updates.
+    pub level: u8,
+    /// The first page; its count is the number of pages.
+    pub pages: PageRef,
 }
 
 /// A list of pages (the data pages, or the index pages, by logical number), as a tree:
@@ -97,6 +116,8 @@ pub struct Root {
     pub index_layout: IndexLayout,
     /// How data pages hold their records.
     pub compression: Compression,
+    /// The dictionary, when `compression` is [`Compression::ZstdDict`].
+    pub dictionary: Option<DictRef>,
     /// The header row's page.
     pub prefix: Option<PageRef>,
     /// The data pages.
@@ -128,6 +149,10 @@ impl Root {
         b.push(self.index_layout.tag_bytes);
         b.push(self.index_layout.page_bytes);
         b.push(self.compression as u8);
+        if let Some(d) = &self.dictionary {
+            b.push(d.level);
+            put_ref(&mut b, &d.pages);
+        }
         match &self.prefix {
             Some(r) => {
                 b.push(1);
@@ -163,7 +188,7 @@ impl Root {
         c.u8()?;
         c.u8()?;
         match c.u8()? {
-            0 | 1 => None,
+            0..=2 => None,
             n => Some(("record compression", n)),
         }
     }
@@ -197,7 +222,18 @@ impl Root {
         let compression = match c.u8()? {
             0 => Compression::None,
             1 => Compression::Zstd,
+            2 => Compression::ZstdDict,
             _ => return None,
+        };
+        let dictionary = if compression == Compression::ZstdDict {
+            let level = c.u8()?;
+            let pages = c.page_ref()?;
+            if !(1..=22).contains(&level) || pages.count == 0 {
+                return None;
+            }
+            Some(DictRef { level, pages })
+        } else {
+            None
         };
         let prefix = match c.u8()? {
             0 => None,
@@ -230,6 +266,7 @@ impl Root {
             buckets,
             index_layout,
             compression,
+            dictionary,
             prefix,
             data,
             index,
@@ -276,6 +313,7 @@ impl Root {
             buckets,
             index_layout: IndexLayout::V1,
             compression: Compression::None,
+            dictionary: None,
             prefix,
             data,
             index,
@@ -302,19 +340,42 @@ mod tests {
             buckets: 0,
             index_layout: IndexLayout::for_pages(2),
             compression: Compression::Zstd,
+            dictionary: None,
             prefix: None,
             data: PageList::default(),
             index: PageList::default(),
         };
         let mut b = root.encode();
-        assert_eq!(Root::decode(&b, 2), Some(root));
+        assert_eq!(Root::decode(&b, 2), Some(root.clone()));
         assert_eq!(Root::newer_part(&b, 2), None);
         // The compression byte: after 4 u64, 2 u8, the key field, the buckets and widths.
         let at = 32 + 2 + 2 + 2 + 4 + 2;
         assert_eq!(b[at], 1);
-        b[at] = 2;
+        b[at] = 3;
         assert_eq!(Root::decode(&b, 2), None);
-        assert_eq!(Root::newer_part(&b, 2), Some(("record compression", 2)));
+        assert_eq!(Root::newer_part(&b, 2), Some(("record compression", 3)));
         assert_eq!(Root::newer_part(&b[..10], 2), None);
+        // Compression 2 is followed by the level and the dictionary's ref.
+        let pages = PageRef {
+            physical: 7,
+            generation: 1,
+            count: 3,
+        };
+        let with_dict = Root {
+            compression: Compression::ZstdDict,
+            dictionary: Some(DictRef { level: 9, pages }),
+            ..root
+        };
+        let b = with_dict.encode();
+        assert_eq!(b[at], 2);
+        assert_eq!(b[at + 1], 9);
+        assert_eq!(Root::decode(&b, 2), Some(with_dict.clone()));
+        assert_eq!(Root::newer_part(&b, 2), None);
+        // A level out of 1 to 22, or no pages, does not parse.
+        for (i, v) in [(at + 1, 0u8), (at + 1, 23), (at + 2 + 16, 0)] {
+            let mut bad = b.clone();
+            bad[i] = v;
+            assert_eq!(Root::decode(&bad, 2), None, "byte {i} = {v}");
+        }
     }
 }

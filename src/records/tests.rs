@@ -21,6 +21,7 @@ pub(super) fn settings(format: InputFormat, key: &str, header: bool, page: u32) 
         // Both sealing paths: small pages on the caller's thread, others pipelined.
         threads: if page == 512 { 1 } else { 2 },
         compression: None,
+        dictionary: true,
         wide_tags: false,
     }
 }
@@ -1656,7 +1657,11 @@ fn slots_leave_room_for_the_largest_root() {
         key_field: "k".repeat(255),
         buckets: u32::MAX,
         index_layout: super::pages::IndexLayout::for_pages(u64::from(u32::MAX)),
-        compression: Compression::Zstd,
+        compression: Compression::ZstdDict,
+        dictionary: Some(super::root::DictRef {
+            level: 22,
+            pages: r,
+        }),
         prefix: Some(r),
         data: list.clone(),
         index: list,

@@ -187,6 +187,11 @@ impl RecordFile {
         // move to new pages, with their index entries.
         let mut moved: PageRecords = Vec::new();
         let compressed = self.reader().compressed;
+        // The file's level and dictionary (record compression 2); else level 3.
+        let level = root
+            .dictionary
+            .map_or(DEFAULT_LEVEL, |d| i32::from(d.level));
+        let dict = self.dict.clone();
         let mut framed: HashMap<u64, Vec<u8>> = HashMap::new();
         let cap = data_capacity(self.page_size);
         for (&l, recs) in dirty_data.iter_mut() {
@@ -194,7 +199,12 @@ impl RecordFile {
                 continue;
             }
             loop {
-                if let Some(f) = frame(&encode_data(recs), DEFAULT_LEVEL, cap) {
+                if let Some(f) = frame(
+                    &encode_data(recs, dict.is_some()),
+                    level,
+                    dict.as_deref(),
+                    cap,
+                ) {
                     framed.insert(l, f);
                     break;
                 }
@@ -208,7 +218,7 @@ impl RecordFile {
         }
         moved.reverse();
         // Pack the new records (and moved ones) into new data pages.
-        let mut packer = Packer::new(self.page_size, compressed.then_some(DEFAULT_LEVEL));
+        let mut packer = Packer::new(self.page_size, compressed.then_some(level), dict);
         let mut new_pages: Vec<PackedPage> = Vec::new();
         let mut new_tokens: Vec<u64> = Vec::new();
         let lines = root.format == super::root::InputFormat::Lines;
@@ -223,6 +233,9 @@ impl RecordFile {
             }
             if last_of.get(r.key_bytes()) != Some(&i) {
                 continue;
+            }
+            if r.raw.is_empty() {
+                return Err(super::empty_record(r.line));
             }
             if record_size(&r.raw, &r.key) > packer.max_record() {
                 return Err(RecordsError::RecordTooLarge {
@@ -298,7 +311,7 @@ impl RecordFile {
             let recs = &dirty_data[&l];
             let plain = match framed.remove(&l) {
                 Some(f) => f,
-                None => encode_data(recs),
+                None => encode_data(recs, false),
             };
             data_refs[l as usize] = w.write(Kind::Data, l, &plain, recs.len() as u64)?;
         }

@@ -117,6 +117,11 @@ impl RecordFile {
             self.prefix()?;
             pages += 1;
         }
+        if let Some(d) = self.root.dictionary {
+            // Read at opening; read again here so that verify reports every page.
+            super::dict_pages::read(&self.reader(), &d.pages)?;
+            pages += d.pages.count;
+        }
         if let Some(e) = self.damage_error() {
             return Err(e);
         }

@@ -24,6 +24,7 @@ mod records_batch;
 mod records_remote;
 mod records_s3;
 mod records_v1;
+mod records_v2;
 mod references;
 mod serve;
 mod serve_bodies;

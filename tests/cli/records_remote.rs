@@ -293,6 +293,58 @@ fn batch_gets_info_open_and_verify_at_a_url_answer_as_the_local_file_fetching_ea
     );
 }
 
+/// A file with a compression dictionary (record compression 2) at a URL: a cold get
+/// reads the dictionary's pages in one request after the header, then one page a level
+/// (6 requests; an absent key, 4: no data directory or page); batch gets, open, verify and info answer as the local file.
+#[test]
+fn a_file_with_a_dictionary_at_a_url_reads_it_in_one_request() {
+    let Some(s) = Served::new(30_000) else {
+        return;
+    };
+    s.seal("dict.vkr", &["--compress", "zstd", "--tag-bits", "32"]);
+    let url = s.nginx.url("dict.vkr");
+    let local = s.dir.path().join("www/dict.vkr");
+    let local = local.to_str().unwrap();
+    let info = s.records(&["info", "--json", local]);
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(&info)).unwrap();
+    let dict_pages = json["dictionary_pages"].as_u64().unwrap();
+    assert!(dict_pages >= 1, "{json}");
+    for key in ["0", "12345", "29999", "30000"] {
+        s.nginx.take_log();
+        let remote = s.records(&["get", &url, key]);
+        let log = s.nginx.take_log();
+        assert_eq!(
+            stdout_of(&remote),
+            stdout_of(&s.records(&["get", local, key]))
+        );
+        let bytes: u64 = log.iter().map(|l| l.1).sum();
+        let want = if key == "30000" { 4 } else { 6 };
+        assert_eq!(log.len(), want, "{key}: {log:?}");
+        assert_eq!(log[1].1, dict_pages * 4096, "{log:?}");
+        if key != "30000" {
+            assert_eq!(bytes, 8192 + (dict_pages + 4) * 4096, "{log:?}");
+        }
+    }
+    let keys: String = (0..5_000u64)
+        .map(|i| format!("{}\n", (i * 7919) % 33_000))
+        .collect();
+    let keys_path = s.dir.path().join("dkeys.txt");
+    std::fs::write(&keys_path, keys).unwrap();
+    let kp = keys_path.to_str().unwrap();
+    let remote = s.records(&["get", &url, "--keys", kp]);
+    assert!(remote.status.success(), "{}", stderr_of(&remote));
+    assert_eq!(
+        remote.stdout,
+        s.records(&["get", local, "--keys", kp]).stdout
+    );
+    for cmd in ["open", "verify", "info"] {
+        let (ra, rb) = (s.records(&[cmd, &url]), s.records(&[cmd, local]));
+        assert!(ra.status.success(), "{cmd}: {}", stderr_of(&ra));
+        let shown = |o: &std::process::Output| stdout_of(o).replace(&url, "F").replace(local, "F");
+        assert_eq!(shown(&ra), shown(&rb), "{cmd}");
+    }
+}
+
 #[test]
 fn a_tampered_byte_at_a_url_is_an_error_and_nothing_is_printed() {
     let Some(s) = Served::new(30_000) else {

@@ -382,6 +382,61 @@ fn the_records_reference_reads_what_veilkit_writes() {
     );
     let json_keys: Vec<String> = (0..5200).step_by(211).map(|i| format!("key{i}")).collect();
     same_as_veilkit(&python, &j, &with_key, &json_keys);
+    // A file with a dictionary (record compression 2: over 1 MiB of records), CSV with
+    // records spanning lines and keys that need unquoting, appended to and deleted from.
+    let mut big = String::from("id,name,note\n");
+    for i in 0..24_000 {
+        let note = ["order refund", "call back", "damaged in transit"][i % 3];
+        big.push_str(&format!(
+            "id{i},Person {i},\"{note} {}\"\n",
+            "z".repeat(i % 40)
+        ));
+    }
+    big.push_str("\"q\"\"1\",Quote,\"two\nlines\"\n");
+    let dcsv = path("d.csv");
+    std::fs::write(&dcsv, &big).unwrap();
+    assert!(big.len() > 1 << 20);
+    let d = path("d.vkr");
+    records(&[
+        "seal",
+        "-q",
+        p(&dcsv),
+        "-o",
+        p(&d),
+        "--key-file",
+        k,
+        "--key-field",
+        "id",
+        "--compress",
+        "zstd",
+    ]);
+    std::fs::write(
+        path("dmore.csv"),
+        "id,name,note\nid24000,New,\"appended\"\n",
+    )
+    .unwrap();
+    records(&[
+        "append",
+        "-q",
+        p(&d),
+        p(&path("dmore.csv")),
+        "--key-file",
+        k,
+    ]);
+    records(&["delete", "-q", p(&d), "id5", "id6", "--key-file", k]);
+    let info = veilkit()
+        .args(["records", "info", p(&d), "--key-file", k])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&info.stdout).contains("and the file's dictionary"),
+        "{}",
+        String::from_utf8_lossy(&info.stdout)
+    );
+    let dkeys: Vec<String> = ["id0", "id5", "id7", "id23999", "id24000", "q\"1"]
+        .map(String::from)
+        .into();
+    same_as_veilkit(&python, &d, &with_key, &dkeys);
     // 32-bit index tags.
     let j32 = path("j32.vkr");
     records(&[

@@ -151,9 +151,14 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
                 "{} in use, {} unreferenced (left by updates){}",
                 i.live_pages,
                 i.allocated.saturating_sub(i.live_pages),
-                match i.compression {
-                    Compression::None => String::new(),
-                    c => format!("; records compressed with {}", c.name()),
+                match (i.compression, i.dictionary_pages) {
+                    (Compression::None, _) => String::new(),
+                    (c, 0) => format!("; records compressed with {}", c.name()),
+                    (c, n) => format!(
+                        "; records compressed with {} and the file's dictionary ({n} {})",
+                        c.name(),
+                        if n == 1 { "page" } else { "pages" }
+                    ),
                 }
             ),
         ));
@@ -193,6 +198,7 @@ pub fn run(args: &Args, _global: Global) -> anyhow::Result<Status> {
         json["index_buckets"] = i.buckets.into();
         json["index_tag_bits"] = i.tag_bits.into();
         json["compression"] = i.compression.name().into();
+        json["dictionary_pages"] = i.dictionary_pages.into();
         lines.retain(|(k, _)| *k != "copies");
         lines.push((
             "copies",
