@@ -314,3 +314,21 @@ pub fn test_certificates(d: &Path) -> Option<()> {
     ]);
     Some(())
 }
+
+/// The files of the fixture directory `dir` (relative to the repository) copied into a
+/// temporary directory, `key.txt` with mode 0600 as a key file must have.
+pub fn fixture_copy(dir: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), tmp.path().join(entry.file_name())).unwrap();
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let key = tmp.path().join("key.txt");
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let path = tmp.path().to_path_buf();
+    (tmp, path)
+}

@@ -6,21 +6,9 @@ use std::path::{Path, PathBuf};
 
 const FIXTURES: &str = "tests/fixtures/records-v1";
 
-/// The fixtures copied into a temporary directory (the key file with mode 0600).
+/// The fixtures copied into a temporary directory.
 fn fixtures() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(FIXTURES).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let key = dir.path().join("key.txt");
-        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
-    }
-    let path = dir.path().to_path_buf();
-    (dir, path)
+    super::common::fixture_copy(FIXTURES)
 }
 
 fn run(dir: &Path, args: &[&str]) -> std::process::Output {
