@@ -197,6 +197,7 @@ pub struct Packed {
 /// (room left), ships the page, or ships the longest run of its records that fits and
 /// carries the rest to the next page.
 pub struct Packer {
+    page_size: usize,
     cap: usize,
     level: Option<i32>,
     dict: Option<Arc<Dict>>,
@@ -221,6 +222,7 @@ impl Packer {
             cap
         };
         let mut p = Packer {
+            page_size,
             cap,
             level,
             dict,
@@ -239,6 +241,16 @@ impl Packer {
         };
         p.page.extend_from_slice(&[0, 0]);
         p
+    }
+
+    /// A new packer of the same page size, level and dictionary (for another thread).
+    pub fn sibling(&self) -> Packer {
+        Packer::new(self.page_size, self.level, self.dict.clone())
+    }
+
+    /// Whether pages are compressed.
+    pub fn compresses(&self) -> bool {
+        self.level.is_some()
     }
 
     /// The largest record (as [`record_size`] counts it) a page takes: every record
