@@ -183,7 +183,7 @@ fn main() {
         dictionary,
     });
     println!(
-        "\ncompressed record files: {rounds} interleaved rounds, medians [ranges], one thread"
+        "\ncompressed record files: {rounds} interleaved rounds, medians [ranges]; gets on one thread, sealing on two"
     );
     println!(
         "{:<24} {:<12} {:>10} {:>22} {:>24} {:>24}",
