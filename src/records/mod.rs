@@ -29,6 +29,7 @@ mod read;
 pub mod remote;
 pub mod root;
 mod seal;
+mod seal_pack;
 pub mod slots;
 mod tree;
 mod update;
