@@ -1467,3 +1467,77 @@ fn a_byte_order_mark_before_a_quoted_first_name() {
         }
     }
 }
+
+/// A file sealed with `--compress zstd` from over 1 MiB of records has a dictionary; a
+/// flipped byte in its first page (the dictionary's, written first) makes every command
+/// that opens the file with a key fail, exit 2, naming the page, printing nothing.
+#[test]
+fn a_damaged_dictionary_page_is_named_and_nothing_is_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keyfile(dir.path(), "k.key");
+    let mut csv = String::from("id,name,note\n");
+    for i in 0..40_000 {
+        csv.push_str(&format!("{i},Person {i},\"order refund {}\"\n", i % 97));
+    }
+    assert!(csv.len() > 1 << 20);
+    let input = dir.path().join("p.csv");
+    std::fs::write(&input, &csv).unwrap();
+    let file = dir.path().join("p.vkr");
+    let seal = veilkit()
+        .args([
+            "records",
+            "seal",
+            "-q",
+            "--key-field",
+            "id",
+            "--compress",
+            "zstd",
+            "-o",
+        ])
+        .arg(&file)
+        .arg(&input)
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(seal.status.success(), "{}", stderr_of(&seal));
+    let info = veilkit()
+        .args(["records", "info"])
+        .arg(&file)
+        .arg("--key-file")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&info).contains("records compressed with zstd and the file's dictionary ("),
+        "{}",
+        stdout_of(&info)
+    );
+    // Page 0 starts after the two 4 KiB header copies.
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[8192 + 100] ^= 4;
+    std::fs::write(&file, &bytes).unwrap();
+    let shown = file.display().to_string();
+    for args in [vec!["get", "5"], vec!["verify"], vec!["open"]] {
+        let out = veilkit()
+            .arg("records")
+            .arg(args[0])
+            .arg(&file)
+            .args(&args[1..])
+            .arg("--key-file")
+            .arg(&key)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(
+            stderr_of(&out),
+            format!(
+                "veilkit: {shown}: dictionary page 0 fails authentication: the file is damaged \
+                 or was tampered with\n  hint: restore the file from a backup; nothing read \
+                 from it was printed as good\n"
+            ),
+            "{args:?}"
+        );
+    }
+}
