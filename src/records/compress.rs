@@ -71,6 +71,11 @@ impl Dict {
         &self.bytes
     }
 
+    /// Whether Zstandard loads it (it is then ready for this thread's reads).
+    pub fn loads(&self) -> bool {
+        with_decompressor(Some(self), |_| ()).is_ok()
+    }
+
     /// A dictionary of at most [`DICT_SIZE`] bytes trained on `samples` (records laid
     /// end to end, `sizes` each), or `None` when they are too few for training.
     pub fn train(samples: &[u8], sizes: &[usize]) -> Option<Arc<Dict>> {
@@ -126,6 +131,27 @@ fn compress_into(
     })
 }
 
+/// `f` of this thread's decompressor for `dict` (made, and the dictionary loaded, when
+/// the thread last decompressed with another); an error if Zstandard cannot load it.
+fn with_decompressor<T>(
+    dict: Option<&Dict>,
+    f: impl FnOnce(&mut zstd::bulk::Decompressor<'static>) -> T,
+) -> std::io::Result<T> {
+    let serial = dict.map_or(0, |d| d.serial);
+    DECOMPRESSOR.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.as_ref().is_none_or(|(s, _)| *s != serial) {
+            let made = match dict {
+                Some(dict) => zstd::bulk::Decompressor::with_dictionary(&dict.bytes),
+                None => zstd::bulk::Decompressor::new(),
+            };
+            *d = Some((serial, made?));
+        }
+        let (_, d) = d.as_mut().expect("made above");
+        Ok(f(d))
+    })
+}
+
 /// The framed plaintext of a compressed file's data page holding `raw` (an uncompressed
 /// data page's layout), if it fits `cap` bytes: zstd when that is smaller, else stored.
 /// With `dict`, frames are compressed with it (record compression 2).
@@ -162,21 +188,10 @@ pub fn unframe(
     let body = rest.get(4..4 + len).ok_or_else(bad)?;
     match method {
         STORED => Ok(body.to_vec()),
-        ZSTD => DECOMPRESSOR.with(|d| {
-            let serial = dict.map_or(0, |d| d.serial);
-            let mut d = d.borrow_mut();
-            if d.as_ref().is_none_or(|(s, _)| *s != serial) {
-                let made = match dict {
-                    Some(dict) => zstd::bulk::Decompressor::with_dictionary(&dict.bytes),
-                    None => zstd::bulk::Decompressor::new(),
-                };
-                *d = None;
-                *d = Some((serial, made.map_err(|_| bad())?));
-            }
-            let (_, d) = d.as_mut().expect("made above");
-            // The capacity bounds the output: a frame that claims or yields more fails.
-            d.decompress(body, raw_max(page_size)).map_err(|_| bad())
-        }),
+        // The capacity bounds the output: a frame that claims or yields more fails.
+        ZSTD => with_decompressor(dict, |d| d.decompress(body, raw_max(page_size)))
+            .and_then(|r| r)
+            .map_err(|_| bad()),
         m => Err(RecordsError::NewerPart("page compression method", m)),
     }
 }

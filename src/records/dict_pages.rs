@@ -34,8 +34,8 @@ pub fn write(w: &mut PageWriter<'_>, dict: &Dict) -> Result<PageRef, RecordsErro
     })
 }
 
-/// The pages of the dictionary `r` names (to verify or fetch them).
-pub fn refs(r: &PageRef) -> impl Iterator<Item = (u64, PageRef)> + '_ {
+/// The pages of the dictionary `r` names, with their logical numbers.
+fn refs(r: &PageRef) -> impl Iterator<Item = (u64, PageRef)> + '_ {
     (0..r.count).map(move |j| {
         (
             j,
@@ -68,6 +68,9 @@ pub fn read(reader: &PageReader<'_>, r: &PageRef) -> Result<Arc<Dict>, RecordsEr
             })?
             .ok_or_else(bad)?;
     }
-    zstd::bulk::Decompressor::with_dictionary(&bytes).map_err(|_| bad())?;
-    Ok(Dict::new(bytes))
+    let dict = Dict::new(bytes);
+    if !dict.loads() {
+        return Err(bad());
+    }
+    Ok(dict)
 }

@@ -235,9 +235,10 @@ impl RecordFile {
             .chain(index_dirs.nodes.iter())
             .map(Vec::len)
             .sum();
+        let dictionary_pages = self.root.dictionary.map_or(0, |d| d.pages.count);
         let live = (data.len() + index.len() + dirs) as u64
             + u64::from(self.root.prefix.is_some())
-            + self.root.dictionary.map_or(0, |d| d.pages.count);
+            + dictionary_pages;
         let mut copies = [CopyState::Current; 2];
         copies[1 - self.copy] = match self.damage {
             Some(d) => CopyState::Damaged(d.claimed),
@@ -261,7 +262,7 @@ impl RecordFile {
             buckets: self.root.buckets,
             tag_bits: 8 * u32::from(self.root.index_layout.tag_bytes),
             compression: self.root.compression,
-            dictionary_pages: self.root.dictionary.map_or(0, |d| d.pages.count),
+            dictionary_pages,
         })
     }
 
@@ -680,14 +681,7 @@ impl RecordFile {
             page_size: self.header.page_size,
             next_number: self.root.next_number,
             threads: 0,
-            compression: match self.root.dictionary {
-                Some(d) => Some(i32::from(d.level)),
-                None => self
-                    .root
-                    .compression
-                    .compressed()
-                    .then_some(super::compress::DEFAULT_LEVEL),
-            },
+            compression: self.root.update_level(),
             dictionary: self.root.dictionary.is_some(),
             // Format 1's tags were all 32 bits: a rewrite gives them format 2's default.
             wide_tags: self.header.version >= 2 && self.root.index_layout.tag_bytes == 4,

@@ -126,6 +126,21 @@ pub struct Root {
     pub index: PageList,
 }
 
+impl Root {
+    /// The Zstandard level an update (or a rewrite) compresses pages at: the file's own
+    /// with a dictionary (record compression 2), level 3 for record compression 1 (whose
+    /// root does not record it); `None` for uncompressed pages.
+    pub fn update_level(&self) -> Option<i32> {
+        match self.dictionary {
+            Some(d) => Some(i32::from(d.level)),
+            None => self
+                .compression
+                .compressed()
+                .then_some(super::compress::DEFAULT_LEVEL),
+        }
+    }
+}
+
 /// The longest key field name a file records.
 pub const MAX_KEY_FIELD: usize = 255;
 

@@ -38,8 +38,9 @@ pub struct Settings {
     pub threads: usize,
     /// Compress data pages with Zstandard at this level (`None`: uncompressed).
     pub compression: Option<i32>,
-    /// When compressing at least [`DICT_MIN_INPUT`] bytes of records: train a
-    /// dictionary on the first records ([`DICT_SAMPLES`] bytes) and compress every
+    /// When compressing at least [`super::compress::DICT_MIN_INPUT`] bytes of records:
+    /// train a dictionary on the first records ([`super::compress::DICT_SAMPLES`] bytes)
+    /// and compress every
     /// page with it (record compression 2).
     pub dictionary: bool,
     /// Index tags of 32 bits rather than 16: a lookup reads another key's data page

@@ -3,7 +3,7 @@
 //! are rewritten with the new root (the older or damaged copy first), each synced.
 
 use super::codec::PageRef;
-use super::compress::{DEFAULT_LEVEL, Packed as PackedPage, Packer, frame};
+use super::compress::{Packed as PackedPage, Packer, frame};
 use super::header::{COPY_SIZE_V1, Header, write_copies};
 use super::io::PageWriter;
 use super::pages::{
@@ -186,18 +186,14 @@ impl RecordFile {
         // (a removed record was what later ones referred to): records from its end then
         // move to new pages, with their index entries.
         let mut moved: PageRecords = Vec::new();
-        let compressed = self.reader().compressed;
-        // The file's level and dictionary (record compression 2); else level 3.
-        let level = root
-            .dictionary
-            .map_or(DEFAULT_LEVEL, |d| i32::from(d.level));
+        let level = root.update_level();
         let dict = self.dict.clone();
         let mut framed: HashMap<u64, Vec<u8>> = HashMap::new();
         let cap = data_capacity(self.page_size);
         for (&l, recs) in dirty_data.iter_mut() {
-            if !compressed {
+            let Some(level) = level else {
                 continue;
-            }
+            };
             loop {
                 if let Some(f) = frame(
                     &encode_data(recs, dict.is_some()),
@@ -218,7 +214,7 @@ impl RecordFile {
         }
         moved.reverse();
         // Pack the new records (and moved ones) into new data pages.
-        let mut packer = Packer::new(self.page_size, compressed.then_some(level), dict);
+        let mut packer = Packer::new(self.page_size, level, dict);
         let mut new_pages: Vec<PackedPage> = Vec::new();
         let mut new_tokens: Vec<u64> = Vec::new();
         let lines = root.format == super::root::InputFormat::Lines;
