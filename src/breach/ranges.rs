@@ -51,9 +51,18 @@ pub fn push_line(kind: HashKind, hash: &Wide, count: u64, body: &mut Vec<u8>) {
     let out = &mut body[old..old + 64];
     // The hex of bytes 2.. of the hash from out[1]: out[1] is the digit before the
     // suffix's first (the prefix's fifth), which the line end then overwrites.
-    let bytes = hash.to_be_bytes();
+    // Sixteen bytes a vector, made from the hash's words: bytes 2..18, then (SHA-1)
+    // 8..24 from out[13], the same digits again up to byte 18 and those of 18..20 after
+    // them; digits past the hash's are overwritten by the count or cut off.
+    let [w0, w1, w2] = hash.0.map(u128::from);
     let len = kind.len();
-    crate::hex::encode_upper(&bytes[2..len], &mut out[1..1 + 2 * (len - 2)]);
+    let mut sixteen = |v: u128, at: usize| {
+        crate::hex::encode_u128_upper(v, (&mut out[at..at + 32]).try_into().expect("32 bytes"));
+    };
+    sixteen((w0 << 80) | (w1 << 16) | (w2 >> 48), 1);
+    if len > 18 {
+        sixteen((w1 << 64) | w2, 13);
+    }
     let mut n = 2 * (len - 2) + 1;
     if old == 0 {
         // The first line has no line end before it: the suffix moves to the start.

@@ -3,7 +3,7 @@
 //! the client names it (or `*`) with a q-value above 0; a tag in If-None-Match always
 //! matches.
 
-use crate::breach::serve::http::{choose_coding, not_modified};
+use crate::breach::serve::answer::{choose_coding, not_modified};
 
 /// One input: three header values separated by NUL bytes, as text.
 pub fn run(data: &[u8]) {

@@ -370,6 +370,115 @@ fn padding_check_ntlm_and_bad_requests() {
     assert_eq!((status, body.len()), (200, 30));
 }
 
+/// Reads one response's head and its Content-Length bytes of body from a kept-alive
+/// connection.
+fn read_one_response(s: &mut TcpStream) -> std::io::Result<(String, Vec<u8>)> {
+    let mut all = Vec::new();
+    let mut byte = [0u8; 1];
+    while !all.ends_with(b"\r\n\r\n") {
+        if s.read(&mut byte)? == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        all.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&all).into_owned();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse().unwrap())
+        })
+        .unwrap_or(0);
+    let mut body = vec![0u8; length];
+    s.read_exact(&mut body)?;
+    Ok((head, body))
+}
+
+/// `--max-connections`: with one allowed, a second client's request waits, unanswered,
+/// while the first keeps its connection open, and is answered once it closes (the
+/// server's threads share the one limit).
+#[test]
+fn a_connection_past_max_connections_waits_for_one_to_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = build_from(dir.path(), "a", &password_dump(10));
+    let server = Server::start_with(&[&idx], &["--max-connections", "1"]);
+    let request = b"GET /range/5BAA6 HTTP/1.1\r\nHost: x\r\n\r\n";
+    let mut first = TcpStream::connect(&server.addr).unwrap();
+    first.write_all(request).unwrap();
+    assert!(
+        read_one_response(&mut first)
+            .unwrap()
+            .0
+            .starts_with("HTTP/1.1 200")
+    );
+    let mut second = TcpStream::connect(&server.addr).unwrap();
+    second.write_all(request).unwrap();
+    second
+        .set_read_timeout(Some(std::time::Duration::from_millis(700)))
+        .unwrap();
+    let waited = read_one_response(&mut second).unwrap_err();
+    assert!(
+        matches!(
+            waited.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ),
+        "{waited}"
+    );
+    // The first still has its connection: it is answered again.
+    first.write_all(request).unwrap();
+    assert!(
+        read_one_response(&mut first)
+            .unwrap()
+            .0
+            .starts_with("HTTP/1.1 200")
+    );
+    drop(first);
+    second
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    assert!(
+        read_one_response(&mut second)
+            .unwrap()
+            .0
+            .starts_with("HTTP/1.1 200")
+    );
+}
+
+/// Many clients at once over kept-alive connections, spread over the server's threads:
+/// every answer is the range's.
+#[test]
+fn many_kept_alive_connections_get_every_answer_right() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = build_from(dir.path(), "a", &password_dump(2000));
+    let server = Server::start(&[&idx]);
+    let prefixes: Vec<String> = (0..64u32)
+        .map(|i| format!("{:05X}", i * 16411 % 0x100000))
+        .collect();
+    let want: Vec<Vec<u8>> = prefixes
+        .iter()
+        .map(|p| server.get(&format!("/range/{p}"), "").2)
+        .collect();
+    let clients: Vec<_> = (0..16)
+        .map(|c| {
+            let (addr, prefixes, want) = (server.addr.clone(), prefixes.clone(), want.clone());
+            std::thread::spawn(move || {
+                let mut s = TcpStream::connect(&addr).unwrap();
+                for round in 0..50 {
+                    let i = (c * 7 + round * 13) % prefixes.len();
+                    let req = format!("GET /range/{} HTTP/1.1\r\nHost: x\r\n\r\n", prefixes[i]);
+                    s.write_all(req.as_bytes()).unwrap();
+                    let (_, body) = read_one_response(&mut s).unwrap();
+                    assert_eq!(body, want[i], "client {c} round {round}");
+                }
+            })
+        })
+        .collect();
+    for c in clients {
+        c.join().unwrap();
+    }
+}
+
 #[test]
 fn the_server_stops_cleanly_on_sigterm_and_listens_on_loopback_by_default() {
     let dir = tempfile::tempdir().unwrap();
