@@ -10,6 +10,10 @@
 #   BODIES=1 CODING=zstd ...             # serve (port 8000) with --zstd-bodies, made by
 #                                        # compress-ranges beside the index (once); the
 #                                        # baseline, if any, without
+#   PIN=1 ...                            # each server on CPU 1 with one worker (serve
+#                                        # --threads 1, nginx worker_processes 1), wrk on
+#                                        # CPU 0: the requests a core of the server serves,
+#                                        # the client's CPU not shared with it
 #
 # Exports the index's range files next to it (once), reads them and the index once (warm
 # page cache for both), then alternates wrk runs against
@@ -21,6 +25,11 @@ secs=${2:-8}
 rounds=${3:-3}
 cd "$(dirname "$0")/.."
 coding=${CODING:-identity}
+# PIN=1: servers on CPU 1 with one worker, wrk on CPU 0.
+workers=2 server_cpu=() client_cpu=() serve_threads=()
+if [ -n "${PIN:-}" ]; then
+    workers=1 server_cpu=(taskset -c 1) client_cpu=(taskset -c 0) serve_threads=(--threads 1)
+fi
 if [ -n "${VEILKIT:-}" ]; then
     bin=$VEILKIT
 else
@@ -47,7 +56,7 @@ request = function()
     { ["Accept-Encoding"] = coding })
 end
 LUA
-# nginx at its best measured here: two workers, sendfile, a small open-file cache (a large
+# nginx at its best measured here: two workers (one with PIN=1), sendfile, a small open-file cache (a large
 # one runs out of descriptors), unlimited keep-alive requests, no access log.
 # Brotli too where Debian's libnginx-mod-http-brotli-filter is installed (CODING=br: nginx
 # compresses at level 1; serve answers br with identity).
@@ -62,7 +71,7 @@ elif [ "$coding" = br ]; then
 fi
 cat > "$work/nginx.conf" <<NGINX
 $brotli_load
-worker_processes 2;
+worker_processes $workers;
 pid $work/nginx.pid;
 error_log $work/logs/error.log;
 events { worker_connections 4096; }
@@ -91,12 +100,12 @@ NGINX
 # (nginx's files evicted by a build are otherwise read from disk in its first rounds).
 find "$ranges" -type f -print0 | xargs -0 cat > /dev/null
 cat "$index" ${bodies:+"$bodies"} > /dev/null
-nginx -p "$work" -c "$work/nginx.conf"
-"$bin" -q breach serve -i "$index" "${bodies_args[@]}" --listen 127.0.0.1:8000 &
+"${server_cpu[@]}" nginx -p "$work" -c "$work/nginx.conf"
+"${server_cpu[@]}" "$bin" -q breach serve -i "$index" "${bodies_args[@]}" "${serve_threads[@]}" --listen 127.0.0.1:8000 &
 server=$!
 ports="8000 8081"
 if [ -n "$baseline" ]; then
-    "$baseline" -q breach serve -i "$index" --listen 127.0.0.1:8002 &
+    "${server_cpu[@]}" "$baseline" -q breach serve -i "$index" "${serve_threads[@]}" --listen 127.0.0.1:8002 &
     base_server=$!
     ports="8000 8002 8081"
 fi
@@ -132,7 +141,7 @@ declare -a vk ng bs
 for r in $(seq "$rounds"); do
     for port in $ports; do
         before=$(cpu_of "$port")
-        out=$(CODING=$coding wrk -t1 -c64 -d"${secs}s" --latency -s "$work/ranges.lua" "http://127.0.0.1:$port/")
+        out=$(CODING=$coding "${client_cpu[@]}" wrk -t1 -c64 -d"${secs}s" --latency -s "$work/ranges.lua" "http://127.0.0.1:$port/")
         after=$(cpu_of "$port")
         rate=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
         total=$(echo "$out" | awk '/requests in/ {print $1}')

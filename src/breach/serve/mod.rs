@@ -3,8 +3,8 @@
 //! files, `Add-Padding: true`, `?mode=ntlm`, and `GET /check/{hash}`.
 //!
 //! The routing ([`Service::respond`]) is plain code, tested without a network; [`run`]
-//! puts it behind HTTP/1.1 (hyper, a single-threaded tokio runtime a worker thread) with
-//! bounded connections, header sizes and time limits.
+//! puts it behind HTTP/1.1 (hyper on a tokio runtime) with bounded connections, header
+//! sizes and time limits.
 
 use super::HashKind;
 use super::bodies::{Bodies, BodiesError};
