@@ -29,6 +29,7 @@ coding=${CODING:-identity}
 workers=2 server_cpu=() client_cpu=() serve_threads=()
 if [ -n "${PIN:-}" ]; then
     workers=1 server_cpu=(taskset -c 1) client_cpu=(taskset -c 0) serve_threads=(--threads 1)
+    echo "pinned: each server on CPU 1 with one worker, wrk on CPU 0"
 fi
 if [ -n "${VEILKIT:-}" ]; then
     bin=$VEILKIT
