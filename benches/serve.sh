@@ -10,6 +10,9 @@
 #   BODIES=1 CODING=zstd ...             # serve (port 8000) with --zstd-bodies, made by
 #                                        # compress-ranges beside the index (once); the
 #                                        # baseline, if any, without
+#   WORKERS=N ...                        # N workers each (serve --threads N, nginx
+#                                        # worker_processes N; default 2)
+#   SERVE_WORKERS=N ...                  # serve's alone (each server at its best here)
 #   PIN=1 ...                            # each server on CPU 1 with one worker (serve
 #                                        # --threads 1, nginx worker_processes 1), wrk on
 #                                        # CPU 0: the requests a core of the server serves,
@@ -25,12 +28,14 @@ secs=${2:-8}
 rounds=${3:-3}
 cd "$(dirname "$0")/.."
 coding=${CODING:-identity}
+# WORKERS=N: each server's workers (serve --threads, nginx worker_processes; default 2).
 # PIN=1: servers on CPU 1 with one worker, wrk on CPU 0.
-workers=2 server_cpu=() client_cpu=() serve_threads=()
+workers=${WORKERS:-2} server_cpu=() client_cpu=()
 if [ -n "${PIN:-}" ]; then
-    workers=1 server_cpu=(taskset -c 1) client_cpu=(taskset -c 0) serve_threads=(--threads 1)
+    workers=1 server_cpu=(taskset -c 1) client_cpu=(taskset -c 0)
     echo "pinned: each server on CPU 1 with one worker, wrk on CPU 0"
 fi
+serve_threads=(--threads "${SERVE_WORKERS:-$workers}")
 if [ -n "${VEILKIT:-}" ]; then
     bin=$VEILKIT
 else
