@@ -89,6 +89,11 @@ pub struct Args {
     pub listen: String,
 
     /// Worker threads [default: the number of processors].
+    ///
+    /// Where other busy processes share the machine's processors (clients on the same
+    /// host, say), fewer workers may serve more: workers beyond the free processors wake
+    /// each other and take turns (measured in docs/BENCHMARKS.md, "breach serve beside
+    /// nginx").
     #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<usize>,
 
