@@ -176,20 +176,14 @@ mod sse2 {
     /// The 32 lower-case hex digits of `v`, first byte first, in two vectors.
     #[inline(always)]
     fn digits(v: &[u8; 16]) -> (__m128i, __m128i) {
-        digits_in(v, b'a')
-    }
-
-    /// The 32 hex digits of `v`, first byte first, in two vectors, with letters from
-    /// `a` (`b'a'` or `b'A'`).
-    #[inline(always)]
-    fn digits_in(v: &[u8; 16], a: u8) -> (__m128i, __m128i) {
         // SAFETY: SSE2 is part of the x86-64 baseline; `v` is 16 readable bytes and the
         // load is unaligned.
         #[allow(unsafe_code)]
-        nibbles_in(unsafe { _mm_loadu_si128(v.as_ptr().cast()) }, a)
+        nibbles_in(unsafe { _mm_loadu_si128(v.as_ptr().cast()) }, b'a')
     }
 
-    /// [`digits_in`] of the 16 bytes of a vector.
+    /// The 32 hex digits of the 16 bytes of `x`, first byte first, in two vectors, with
+    /// letters from `a` (`b'a'` or `b'A'`).
     #[inline(always)]
     fn nibbles_in(x: __m128i, a: u8) -> (__m128i, __m128i) {
         // SAFETY: SSE2 is part of the x86-64 baseline; no memory is touched.
